@@ -1,0 +1,1 @@
+"""Storage: the etcd-shaped ``KV`` contract, its backends, ``ObjectStorage`` and the cacher."""

@@ -1,0 +1,132 @@
+"""In-process watch delivery for the embedded backends (memory and SQLite).
+
+A ``WatchFeed`` holds the most recent events, in revision order with no gaps, as the single
+writer publishes them on the event loop. Watchers wake on publication (an ``asyncio.Event``
+swapped per publish), never by polling. A watcher that starts below the feed's window reads the
+older part from the backend's history first, then continues from the feed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from apiserver.storage.errors import CompactedError
+from apiserver.storage.kv import Event, WatchBatch
+
+# history(prefix, from_revision, to_revision) -> events under prefix in [from, to]; raises
+# CompactedError when part of that range was compacted away.
+HistoryReader = Callable[[str, int, int], Awaitable[list[Event]]]
+
+HISTORY_PAGE = 2000
+
+
+class WatchFeed:
+    """The recent event window. ``publish`` must be called in revision order."""
+
+    def __init__(self, revision: int, capacity: int | None = None) -> None:
+        self.revision = revision
+        self._events: deque[Event] = deque(maxlen=capacity)
+        self._changed = asyncio.Event()
+
+    def publish(self, events: list[Event]) -> None:
+        if not events:
+            return
+        self._events.extend(events)
+        self.revision = events[-1].revision
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def wake(self) -> None:
+        """Wake every watcher without new events (progress requests, close)."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def changed(self) -> asyncio.Event:
+        return self._changed
+
+    @property
+    def oldest(self) -> int:
+        """The lowest revision the window can serve from (``revision + 1`` when empty)."""
+        return self._events[0].revision if self._events else self.revision + 1
+
+    def since(self, revision: int) -> list[Event] | None:
+        """Events with revision >= ``revision``, or None when the window starts later."""
+        if revision < self.oldest:
+            return None
+        index = bisect.bisect_left(self._events, revision, key=lambda e: e.revision)
+        return [self._events[i] for i in range(index, len(self._events))]
+
+    def trim_before(self, revision: int) -> None:
+        while self._events and self._events[0].revision < revision:
+            self._events.popleft()
+
+
+class FeedWatch:
+    """A ``Watch`` over a ``WatchFeed``, reading older revisions from history."""
+
+    def __init__(
+        self,
+        feed: WatchFeed,
+        prefix: str,
+        start_revision: int,
+        history: HistoryReader,
+        compacted: Callable[[], int],
+    ) -> None:
+        self._feed = feed
+        self._prefix = prefix
+        self._next = start_revision if start_revision > 0 else feed.revision + 1
+        self._history = history
+        self._compacted = compacted
+        self._progress = False
+        self._closed = False
+
+    async def request_progress(self) -> None:
+        self._progress = True
+        self._feed.wake()
+
+    async def close(self) -> None:
+        self._closed = True
+        self._feed.wake()
+
+    def __aiter__(self) -> AsyncIterator[WatchBatch]:
+        return self._batches()
+
+    async def _batches(self) -> AsyncIterator[WatchBatch]:
+        self._check_compacted()
+        while not self._closed:
+            changed = self._feed.changed()
+            if self._next <= self._feed.revision:
+                batch = await self._read()
+                if batch.events:
+                    yield batch
+                continue
+            if self._progress:
+                self._progress = False
+                yield WatchBatch([], self._feed.revision)
+                continue
+            await changed.wait()
+
+    async def _read(self) -> WatchBatch:
+        events = self._feed.since(self._next)
+        if events is not None:
+            upto = self._feed.revision
+        else:
+            self._check_compacted()
+            upto = min(self._next + HISTORY_PAGE - 1, self._feed.oldest - 1)
+            events = await self._history(self._prefix, self._next, upto)
+        matching = [e for e in events if e.kv.key.startswith(self._prefix) and e.revision <= upto]
+        self._next = upto + 1
+        return WatchBatch(matching, upto)
+
+    def _check_compacted(self) -> None:
+        compacted = self._compacted()
+        if self._next < compacted:
+            raise CompactedError(
+                f"mvcc: required revision has been compacted (requested {self._next}, "
+                f"compacted {compacted})",
+                compact_revision=compacted,
+                requested=self._next,
+            )
