@@ -74,9 +74,7 @@ class TooLargeResourceVersionError(StorageError):
     reason = "Timeout"
 
     def __init__(self, requested: int, current: int) -> None:
-        super().__init__(
-            f"Too large resource version: {requested}, current: {current}"
-        )
+        super().__init__(f"Too large resource version: {requested}, current: {current}")
         self.requested = requested
         self.current = current
 

@@ -35,8 +35,7 @@ async def open_kv(url: str) -> KV:
     if scheme == "etcd":
         return await _open_etcd(rest)
     raise StoreConfigError(
-        f"unknown store URL scheme {scheme!r} in {url!r} (use sqlite:///PATH, memory:// "
-        "or etcd://HOST:PORT)"
+        f"unknown store URL scheme {scheme!r} in {url!r} (use sqlite:///PATH, memory:// or etcd://HOST:PORT)"
     )
 
 

@@ -141,7 +141,6 @@ def prefix_end(prefix: str) -> str:
 def check_value_size(key: str, value: bytes) -> None:
     if len(value) > MAX_VALUE_BYTES:
         raise RequestTooLargeError(
-            f"etcdserver: request is too large: {len(value)} bytes for {key} "
-            f"(limit {MAX_VALUE_BYTES})",
+            f"etcdserver: request is too large: {len(value)} bytes for {key} (limit {MAX_VALUE_BYTES})",
             key=key,
         )

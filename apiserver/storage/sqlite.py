@@ -37,11 +37,7 @@ from typing import Any, TypeVar
 from apiserver.storage import sqlite_schema as schema
 from apiserver.storage.errors import (
     CompactedError,
-    ConflictError,
-    KeyExistsError,
-    KeyNotFoundError,
     StorageError,
-    StoreConfigError,
     UnavailableError,
 )
 from apiserver.storage.kv import Event, KeyValue, RangeResult, Watch, check_value_size, prefix_end
@@ -100,13 +96,9 @@ class SQLiteKV:
         self._check_revision(revision)
         return await self._read(schema.get, key, revision)
 
-    async def range(
-        self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0
-    ) -> RangeResult:
+    async def range(self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0) -> RangeResult:
         self._check_revision(revision)
-        return await self._read(
-            schema.range_, max(prefix, start), prefix_end(prefix), limit, revision
-        )
+        return await self._read(schema.range_, max(prefix, start), prefix_end(prefix), limit, revision)
 
     async def current_revision(self) -> int:
         return self.feed.revision
@@ -246,9 +238,7 @@ class SQLiteKV:
         return await self._loop.run_in_executor(self._readers, call)
 
     async def _history(self, prefix: str, first: int, last: int) -> list[Event]:
-        events, compacted = await self._read(
-            schema.events, prefix, prefix_end(prefix), first, last
-        )
+        events, compacted = await self._read(schema.events, prefix, prefix_end(prefix), first, last)
         if first < compacted:
             raise CompactedError(
                 "mvcc: required revision has been compacted",
@@ -264,4 +254,3 @@ class SQLiteKV:
                 compact_revision=self._compacted,
                 requested=revision,
             )
-

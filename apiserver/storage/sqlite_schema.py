@@ -84,9 +84,7 @@ def read_compacted(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT value FROM meta WHERE key = 'compact_revision'").fetchone()[0])
 
 
-def apply(
-    conn: sqlite3.Connection, revision: int, key: str, value: bytes | None, expected: int
-) -> Event:
+def apply(conn: sqlite3.Connection, revision: int, key: str, value: bytes | None, expected: int) -> Event:
     """Apply one write inside the open transaction as ``revision``; raise when its check fails.
 
     ``expected`` is -1 for a create, 0 for an unconditional delete, else the required
@@ -156,9 +154,7 @@ WHERE l.deleted = 0 ORDER BY l.name
 """
 
 
-def range_(
-    conn: sqlite3.Connection, begin: str, end: str, limit: int, revision: int
-) -> RangeResult:
+def range_(conn: sqlite3.Connection, begin: str, end: str, limit: int, revision: int) -> RangeResult:
     """Keys in [begin, end) as of ``revision`` (0 = now), in one read transaction."""
     conn.execute("BEGIN")
     try:
@@ -183,9 +179,7 @@ def range_(
     return RangeResult([KeyValue(*r) for r in rows], at, more=len(rows) < count, count=count)
 
 
-def events(
-    conn: sqlite3.Connection, begin: str, end: str, first: int, last: int
-) -> tuple[list[Event], int]:
+def events(conn: sqlite3.Connection, begin: str, end: str, first: int, last: int) -> tuple[list[Event], int]:
     """Events under [begin, end) with revision in [first, last], and the compaction point."""
     conn.execute("BEGIN")
     try:
@@ -221,9 +215,7 @@ def compact(conn: sqlite3.Connection, revision: int) -> int:
         " AND newer.id > log.id AND newer.id <= ?))",
         (revision, revision),
     ).rowcount
-    conn.execute(
-        "UPDATE meta SET value = MAX(value, ?) WHERE key = 'compact_revision'", (revision,)
-    )
+    conn.execute("UPDATE meta SET value = MAX(value, ?) WHERE key = 'compact_revision'", (revision,))
     conn.execute(
         "UPDATE meta SET value = (SELECT COALESCE(MAX(id), 0) FROM log) WHERE key = 'revision'"
         " AND value < (SELECT COALESCE(MAX(id), 0) FROM log)"

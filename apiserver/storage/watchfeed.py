@@ -125,8 +125,7 @@ class FeedWatch:
         compacted = self._compacted()
         if self._next < compacted:
             raise CompactedError(
-                f"mvcc: required revision has been compacted (requested {self._next}, "
-                f"compacted {compacted})",
+                f"mvcc: required revision has been compacted (requested {self._next}, compacted {compacted})",
                 compact_revision=compacted,
                 requested=self._next,
             )
