@@ -1,0 +1,126 @@
+"""Cacher-only behaviour (the conformance suite covers what it shares with the store)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from apiserver.storage.cacher import Cacher
+from apiserver.storage.interface import INITIAL_EVENTS_END, ListOptions, Object, WatchEvent
+from apiserver.storage.memory import MemoryKV
+from apiserver.storage.objects import KVObjectStorage
+from tests.storage.conftest import running
+
+PREFIX = "/registry/configmaps/"
+
+
+def cm(name: str) -> Object:
+    return {"metadata": {"name": name, "namespace": "default"}, "data": {}}
+
+
+async def drain(watch: object, timeout: float = 2.0) -> list[WatchEvent]:
+    """Events until ``timeout`` (the stream still open) or the end of the stream."""
+    return (await drain_to_end(watch, timeout))[0]
+
+
+async def drain_to_end(watch: object, timeout: float) -> tuple[list[WatchEvent], bool]:
+    """(events, whether the stream ended before ``timeout``)."""
+    out: list[WatchEvent] = []
+
+    async def collect() -> None:
+        async for event in watch:  # type: ignore[attr-defined]
+            out.append(event)
+
+    try:
+        await asyncio.wait_for(collect(), timeout)
+    except TimeoutError:
+        return out, False
+    return out, True
+
+
+async def test_bookmarks_carry_the_cache_resource_version() -> None:
+    storage = KVObjectStorage(MemoryKV())
+    async with running(Cacher(storage, PREFIX, bookmark_interval=0.05)) as cacher:
+        created = await storage.create(PREFIX + "default/a", cm("a"))
+        await cacher.wait_until_fresh(int(created["metadata"]["resourceVersion"]))
+        watch = cacher.watch(PREFIX, ListOptions(resource_version="0", allow_bookmarks=True))
+        events = await drain(watch, 0.3)
+        await watch.close()
+    assert events[0].type == "ADDED"
+    bookmarks = [e for e in events if e.type == "BOOKMARK"]
+    assert bookmarks and all(
+        e.object["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+        for e in bookmarks
+    )
+
+
+async def test_no_bookmarks_unless_asked() -> None:
+    storage = KVObjectStorage(MemoryKV())
+    async with running(Cacher(storage, PREFIX, bookmark_interval=0.05)) as cacher:
+        watch = cacher.watch(PREFIX, ListOptions(resource_version="0"))
+        assert await drain(watch, 0.3) == []
+        await watch.close()
+
+
+async def test_send_initial_events_ends_with_annotated_bookmark() -> None:
+    storage = KVObjectStorage(MemoryKV())
+    async with running(Cacher(storage, PREFIX)) as cacher:
+        await storage.create(PREFIX + "default/a", cm("a"))
+        await storage.create(PREFIX + "default/b", cm("b"))
+        opts = ListOptions(allow_bookmarks=True, send_initial_events=True)
+        await cacher.list(PREFIX, ListOptions())  # consistent read: the cache has both
+        watch = cacher.watch(PREFIX, opts)
+        events = await drain(watch, 0.3)
+        await watch.close()
+    assert [e.type for e in events] == ["ADDED", "ADDED", "BOOKMARK"]
+    assert events[2].object["metadata"]["annotations"] == {INITIAL_EVENTS_END: "true"}
+
+
+async def test_slow_watcher_is_terminated_and_stalls_nobody() -> None:
+    storage = KVObjectStorage(MemoryKV())
+    async with running(Cacher(storage, PREFIX, watcher_buffer=5)) as cacher:
+        seed = await storage.create(PREFIX + "default/seed", cm("seed"))
+        rv = seed["metadata"]["resourceVersion"]
+        await cacher.wait_until_fresh(int(rv))
+        slow = cacher.watch(PREFIX, ListOptions(resource_version=rv))
+        fast = cacher.watch(PREFIX, ListOptions(resource_version=rv))
+        slow_it, fast_it = aiter(slow), aiter(fast)
+        fast_events: list[WatchEvent] = []
+
+        async def consume() -> None:
+            async for event in fast_it:
+                fast_events.append(event)
+                if len(fast_events) == 20:
+                    return
+
+        consumer = asyncio.create_task(consume())
+        first = asyncio.create_task(anext(slow_it))  # registers, then reads nothing more
+        for i in range(20):
+            await storage.create(f"{PREFIX}default/cm-{i}", cm(f"cm-{i}"))
+            await asyncio.sleep(0)
+        await asyncio.wait_for(consumer, 2)
+        await first
+        rest, ended = await drain_to_end(slow_it, 0.5)
+    assert len(fast_events) == 20
+    assert ended and len(rest) < 19  # terminated: ended without the remaining events
+
+
+async def test_relist_after_store_compaction_terminates_watchers() -> None:
+    kv = MemoryKV()
+    storage = KVObjectStorage(kv)
+    cacher = Cacher(storage, PREFIX)
+    async with running(cacher):
+        seed = await storage.create(PREFIX + "default/seed", cm("seed"))
+        await cacher.wait_until_fresh(int(seed["metadata"]["resourceVersion"]))
+        watch = cacher.watch(PREFIX, ListOptions(resource_version="0"))
+        it = aiter(watch)
+        assert (await anext(it)).type == "ADDED"
+        # Writes without yielding to the reflector, then compaction past its position:
+        # its KV watch expires, it relists, and the client's watch ends (clients re-watch).
+        last = 0
+        for i in range(10):
+            last = await kv.create(f"{PREFIX}default/x{i}", b'{"metadata":{"name":"x"}}')
+        await kv.compact(last)
+        assert await drain_to_end(it, 2.0) == ([], True)
+        await cacher.wait_until_fresh(last)
+        listed = await cacher.list(PREFIX, ListOptions(resource_version="0"))
+    assert len(listed.items) == 11
