@@ -75,8 +75,9 @@ class WatchBatch:
 @dataclass(frozen=True, slots=True)
 class RangeResult:
     """A page of a range. ``revision`` is the store revision the read was served at;
-    ``more`` says keys remain after the last one; ``count`` is the total under the prefix
-    from ``start`` on (including this page)."""
+    ``more`` says keys remain after the last one; ``count`` is the number of keys under the
+    prefix from ``start`` on (including this page) when the range asked for it (backends
+    may fill it anyway); otherwise 0."""
 
     kvs: list[KeyValue]
     revision: int
@@ -102,7 +103,7 @@ class KV(Protocol):
     async def get(self, key: str, *, revision: int = 0) -> KeyValue | None: ...
 
     async def range(
-        self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0
+        self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0, count: bool = False
     ) -> RangeResult: ...
 
     async def create(self, key: str, value: bytes) -> int:

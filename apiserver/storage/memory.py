@@ -54,7 +54,9 @@ class MemoryKV:
         self._check_revision(revision)
         return self._at(key, revision)
 
-    async def range(self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0) -> RangeResult:
+    async def range(
+        self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0, count: bool = False
+    ) -> RangeResult:
         begin, end = max(prefix, start), prefix_end(prefix)
         if revision == 0:
             lo = bisect.bisect_left(self._live_keys, begin)

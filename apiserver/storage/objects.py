@@ -126,7 +126,7 @@ class KVObjectStorage:
         items: list[Object] = []
         while True:
             want = opts.limit - len(items) if opts.limit > 0 else 0
-            result = await self.kv.range(prefix, start=start, limit=want, revision=revision)
+            result = await self.kv.range(prefix, start=start, limit=want, revision=revision, count=True)
             revision = result.revision
             for kv in result.kvs:
                 obj = decode(kv)

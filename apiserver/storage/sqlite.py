@@ -96,9 +96,12 @@ class SQLiteKV:
         self._check_revision(revision)
         return await self._read(schema.get, key, revision)
 
-    async def range(self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0) -> RangeResult:
+    async def range(
+        self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0, count: bool = False
+    ) -> RangeResult:
         self._check_revision(revision)
-        return await self._read(schema.range_, max(prefix, start), prefix_end(prefix), limit, revision)
+        begin, end = max(prefix, start), prefix_end(prefix)
+        return await self._read(schema.range_, begin, end, limit, revision, count)
 
     async def current_revision(self) -> int:
         return self.feed.revision

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS current (
     mod_revision INTEGER NOT NULL,
     value BLOB NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS current_name ON current (name);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta (key, value) VALUES ('compact_revision', 0), ('revision', 0);
 """
@@ -154,29 +155,33 @@ WHERE l.deleted = 0 ORDER BY l.name
 """
 
 
-def range_(conn: sqlite3.Connection, begin: str, end: str, limit: int, revision: int) -> RangeResult:
+def range_(
+    conn: sqlite3.Connection, begin: str, end: str, limit: int, revision: int, count: bool
+) -> RangeResult:
     """Keys in [begin, end) as of ``revision`` (0 = now), in one read transaction."""
     conn.execute("BEGIN")
     try:
         current = read_revision(conn)
         if revision == 0 or revision >= current:
-            count = conn.execute(
-                "SELECT COUNT(*) FROM current WHERE name >= ? AND name < ?", (begin, end)
-            ).fetchone()[0]
             rows = conn.execute(
                 "SELECT name, value, create_revision, mod_revision FROM current"
                 " WHERE name >= ? AND name < ? ORDER BY name LIMIT ?",
-                (begin, end, limit if limit > 0 else -1),
+                (begin, end, limit + 1 if limit > 0 else -1),
             ).fetchall()
+            total = len(rows)
+            if count and limit > 0 and total > limit:
+                total = conn.execute(
+                    "SELECT COUNT(*) FROM current WHERE name >= ? AND name < ?", (begin, end)
+                ).fetchone()[0]
             at = current
         else:
             rows = conn.execute(_RANGE_AT, (begin, end, revision)).fetchall()
-            count = len(rows)
-            rows = rows[:limit] if limit > 0 else rows
-            at = revision
+            total, at = len(rows), revision
     finally:
         conn.execute("COMMIT")
-    return RangeResult([KeyValue(*r) for r in rows], at, more=len(rows) < count, count=count)
+    more = limit > 0 and len(rows) > limit
+    page = rows[:limit] if limit > 0 else rows
+    return RangeResult([KeyValue(*r) for r in page], at, more=more, count=total if count else 0)
 
 
 def events(conn: sqlite3.Connection, begin: str, end: str, first: int, last: int) -> tuple[list[Event], int]:
