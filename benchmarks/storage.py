@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from apiserver.storage.compactor import Compactor  # noqa: E402
-from apiserver.storage.factory import open_kv  # noqa: E402
-from apiserver.storage.kv import KV  # noqa: E402
+from apiserver.storage.compactor import Compactor
+from apiserver.storage.factory import open_kv
+from apiserver.storage.kv import KV
 
 VALUE = b"v" * 512
 CONCURRENCY = 32

@@ -9,10 +9,14 @@ Every failure to open is a ``StoreConfigError`` with a one-line message naming t
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from apiserver.storage.compactor import Compactor
 from apiserver.storage.errors import StoreConfigError
 from apiserver.storage.kv import KV
 from apiserver.storage.memory import MemoryKV
@@ -37,6 +41,20 @@ async def open_kv(url: str) -> KV:
     raise StoreConfigError(
         f"unknown store URL scheme {scheme!r} in {url!r} (use sqlite:///PATH, memory:// or etcd://HOST:PORT)"
     )
+
+
+@contextlib.asynccontextmanager
+async def running_store(url: str, *, compaction_interval: float = 300.0) -> AsyncIterator[KV]:
+    """The store named by ``url`` with its background compactor, both stopped on exit."""
+    kv = await open_kv(url)
+    compactor = asyncio.create_task(Compactor(kv, interval=compaction_interval).run())
+    try:
+        yield kv
+    finally:
+        compactor.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await compactor
+        await kv.close()
 
 
 async def _open_sqlite(url: str) -> KV:

@@ -48,8 +48,7 @@ async def test_bookmarks_carry_the_cache_resource_version() -> None:
     assert events[0].type == "ADDED"
     bookmarks = [e for e in events if e.type == "BOOKMARK"]
     assert bookmarks and all(
-        e.object["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
-        for e in bookmarks
+        e.object["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"] for e in bookmarks
     )
 
 

@@ -1,0 +1,1 @@
+"""Request filters: pure ASGI middleware, one concern per module (never BaseHTTPMiddleware)."""

@@ -1,0 +1,168 @@
+"""The apiserver's ASGI app and its HTTPS server.
+
+``build_app`` assembles the app from a ``KV``; ``serve`` runs any ASGI app over HTTPS with
+uvicorn until cancelled. Neither installs signal handlers nor configures logging: the process
+(the CLI) owns both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import ssl
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import uvicorn
+from fastapi import FastAPI
+from starlette.types import ASGIApp
+
+from apiserver.filters.cachecontrol import CacheControl
+from apiserver.health import PingCheck, StoreCheck, install_health_checks
+from apiserver.status import install_status_errors
+from apiserver.storage.kv import KV
+from apiserver.version import version_handler
+
+logger = logging.getLogger("apiserver")
+
+# How long in-flight requests (watches included) may run once shutdown starts before they are
+# cancelled; keeps a SIGTERM'd process well under five seconds.
+GRACEFUL_SHUTDOWN_SECONDS = 2
+
+
+class ServeError(Exception):
+    """The server cannot start (TLS files unusable, address unavailable). One-line message."""
+
+
+def build_app(kv: KV) -> FastAPI:
+    """The apiserver: health endpoints, ``/version`` and Status errors for everything else,
+    behind the request filters."""
+    app = FastAPI(
+        title="minikube-py apiserver",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        redirect_slashes=False,
+    )
+    app.add_middleware(CacheControl)
+    install_status_errors(app)
+    ping, store = PingCheck(), StoreCheck(kv)
+    install_health_checks(app, "livez", [ping])
+    install_health_checks(app, "readyz", [ping, store])
+    install_health_checks(app, "healthz", [ping, store])
+    app.router.add_route("/version", version_handler(), ["GET"], include_in_schema=False)
+    return app
+
+
+async def serve(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    certfile: Path,
+    keyfile: Path,
+    ca_file: Path,
+    *,
+    sock: socket.socket | None = None,
+    on_listening: Callable[[], None] | None = None,
+) -> None:
+    """Serve ``app`` on ``https://host:port`` until cancelled.
+
+    Client certificates are requested but optional (``CERT_OPTIONAL``); when sent they must
+    chain to ``ca_file``. ``sock`` is a socket already bound by ``listen(host, port)``, for
+    callers that check the address before doing other work; the server closes it.
+    ``on_listening`` runs once connections are accepted. On cancellation the server stops
+    accepting, gives in-flight requests up to ``GRACEFUL_SHUTDOWN_SECONDS``, then re-raises
+    ``CancelledError``. Raises ``ServeError`` before serving when the TLS files or the address
+    cannot be used.
+    """
+    config = uvicorn.Config(
+        app,
+        ssl_certfile=certfile,
+        ssl_keyfile=keyfile,
+        ssl_ca_certs=ca_file,
+        ssl_cert_reqs=ssl.CERT_OPTIONAL,
+        lifespan="off",
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    )
+    check_tls_files(certfile, keyfile, ca_file)
+    config.load()
+    server = _Server(config, _url(host, port), on_listening)
+    sock = sock or listen(host, port)
+    async with asyncio.TaskGroup() as tasks:
+        running = tasks.create_task(server.serve(sockets=[sock]))
+        try:
+            await asyncio.shield(running)
+        except asyncio.CancelledError:
+            server.should_exit = True
+            await running  # graceful stop; a second cancellation aborts it
+            logger.info("stopped serving on %s", server.url)
+            raise
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers, announcing when it listens."""
+
+    def __init__(self, config: uvicorn.Config, url: str, on_listening: Callable[[], None] | None) -> None:
+        super().__init__(config)
+        self.url = url
+        self._on_listening = on_listening
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            logger.info("listening on %s", self.url)
+            if self._on_listening is not None:
+                self._on_listening()
+
+
+def check_tls_files(certfile: Path, keyfile: Path, ca_file: Path) -> None:
+    """Raise ServeError unless the serving pair and the client CA load (``serve`` checks too)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(certfile, keyfile)
+    except (OSError, ssl.SSLError) as err:
+        raise ServeError(
+            f"cannot load serving certificate {certfile} and key {keyfile}: {_reason(err)}"
+        ) from err
+    try:
+        context.load_verify_locations(ca_file)
+    except (OSError, ssl.SSLError) as err:
+        raise ServeError(f"cannot load client CA {ca_file}: {_reason(err)}") from err
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (listening starts in ``serve``); raises ServeError.
+
+    Binding here rather than in uvicorn matters: uvicorn calls ``sys.exit`` when the address
+    is taken."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise ServeError(f"cannot listen on {_url(host, port)}: {_reason(err)}") from err
+    return sock
+
+
+def _reason(err: OSError) -> str:
+    """``[Errno 98] Address already in use`` -> ``address already in use``."""
+    if isinstance(err, ssl.SSLError) and err.reason:
+        return err.reason.lower().replace("_", " ")  # KEY_VALUES_MISMATCH -> key values mismatch
+    return (err.strerror or str(err)).lower()
+
+
+def _url(host: str, port: int) -> str:
+    return f"https://[{host}]:{port}" if ":" in host else f"https://{host}:{port}"

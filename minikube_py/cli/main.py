@@ -1,0 +1,112 @@
+"""The ``minikube-py`` entry point.
+
+Parses arguments, configures logging (one line per event, component name first), runs one
+subcommand until it returns or SIGINT/SIGTERM cancels it (exit 0), and reports configuration
+errors as one line, ``minikube-py: error: <message>``, with exit code 2 and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Coroutine, Sequence
+from typing import Any, NoReturn
+
+from apiserver.server import ServeError
+from apiserver.storage.errors import StoreConfigError
+from minikube_py.cli import apiserver, up
+from minikube_py.pki import PKIError
+
+PROG = "minikube-py"
+EXIT_CONFIG_ERROR = 2
+CONFIG_ERRORS = (StoreConfigError, PKIError, ServeError, up.DataDirError)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging()
+    try:
+        asyncio.run(run_until_signalled(args.run(args)))
+    except CONFIG_ERRORS as err:
+        fail(str(err))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="A miniature but real Kubernetes control plane.")
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    up.add_parser(subcommands)
+    apiserver.add_parser(subcommands)
+    return parser
+
+
+async def run_until_signalled(command: Coroutine[Any, Any, None]) -> None:
+    """Run ``command``; the first SIGINT or SIGTERM cancels it, which counts as a clean stop.
+
+    A second signal cancels again, cutting a graceful shutdown short.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[signal.Signals] = []
+
+    def stop(sig: signal.Signals) -> None:
+        logging.getLogger(PROG).info("received %s, stopping", sig.name)
+        received.append(sig)
+        task.cancel()
+
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop, sig)
+    try:
+        await command
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        while task.uncancel():  # one per signal received
+            pass
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_EventFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``minikube-py: error: <message>`` as one line and exit 2."""
+    sys.stderr.write(f"{PROG}: error: {' '.join(message.split())}\n")
+    sys.exit(EXIT_CONFIG_ERROR)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are configuration errors too: one line, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(message)
+
+
+class _EventFormatter(logging.Formatter):
+    """``<component> <message>``, ``<component> <level>: <message>`` from WARNING up; the
+    component is the logger name. Newlines in messages are escaped (tracebacks are kept)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.levelno >= logging.WARNING:
+            message = f"{record.levelname.lower()}: {message}"
+        line = f"{record.name} {message}".replace("\n", "\\n")
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""``minikube-py up``: the whole cluster in one process, in the foreground.
+
+So far ``up`` prepares the data directory, the cluster PKI and ``admin.kubeconfig``, opens the
+store and runs the apiserver on ``https://127.0.0.1:PORT``. Controllers, the scheduler and node
+agents come later; their flags are already accepted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+from apiserver.server import build_app, listen, serve
+from apiserver.storage.factory import default_store_url
+from minikube_py.cli.apiserver import (
+    DEFAULT_SECURE_PORT,
+    LOOPBACK,
+    STORE_HELP,
+    open_store,
+    port_number,
+)
+from minikube_py.kubeconfig import ADMIN_KUBECONFIG, write_client_kubeconfig
+from minikube_py.pki import ensure_cluster_pki
+
+DEFAULT_DATA_DIR = Path("~/.minikube-py")
+ADMIN_KUBECONFIG_USER = "minikube-py-admin"
+
+
+class DataDirError(Exception):
+    """The data directory cannot be created or written. One-line message."""
+
+
+async def up(*, data_dir: Path, port: int, store_url: str | None = None) -> None:
+    """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
+
+    Inputs are checked before anything is written or logged: the data dir, then the port,
+    then the store. Raises ``DataDirError``, ``ServeError``, ``StoreConfigError`` or
+    ``PKIError`` on bad input.
+    """
+    data_dir = prepare_data_dir(data_dir)
+    with contextlib.closing(listen(LOOPBACK, port)) as sock:
+        async with open_store(store_url or default_store_url(data_dir)) as kv:
+            pki = ensure_cluster_pki(data_dir / "pki")
+            kubeconfig = data_dir / ADMIN_KUBECONFIG
+            write_client_kubeconfig(
+                kubeconfig,
+                server=f"https://{LOOPBACK}:{port}",
+                ca_cert=pki.ca.cert,
+                client=pki.admin,
+                user=ADMIN_KUBECONFIG_USER,
+            )
+            await serve(
+                build_app(kv),
+                LOOPBACK,
+                port,
+                pki.apiserver.cert,
+                pki.apiserver.key,
+                pki.ca.cert,
+                sock=sock,
+                on_listening=lambda: print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True),
+            )
+
+
+def prepare_data_dir(path: Path) -> Path:
+    """Create the data directory (0700) if needed; return it absolute. Raises DataDirError."""
+    path = path.expanduser().absolute()
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as err:
+        reason = (err.strerror or str(err)).lower()
+        raise DataDirError(f"cannot create data directory {path}: {reason}") from err
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise DataDirError(f"data directory {path} is not writable")
+    return path
+
+
+def add_parser(subcommands: Any) -> None:
+    """Register the ``up`` subcommand on an ``add_subparsers()`` result."""
+    parser: argparse.ArgumentParser = subcommands.add_parser(
+        "up",
+        help="run the whole cluster in one process",
+        description="Run the whole cluster in one process, in the foreground. "
+        "Ctrl-C or SIGTERM stops it; state survives a restart.",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=DEFAULT_DATA_DIR,
+        metavar="DIR",
+        help="PKI, kubeconfigs and the default store (default %(default)s)",
+    )
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        default=DEFAULT_SECURE_PORT,
+        help="apiserver HTTPS port on 127.0.0.1 (default %(default)s)",
+    )
+    parser.add_argument("--store", metavar="URL", help=f"{STORE_HELP} (default sqlite:///DIR/store.db)")
+    parser.add_argument(
+        "--nodes",
+        type=_count,
+        default=1,
+        metavar="N",
+        help="process-runtime nodes (default %(default)s; accepted, not used yet: no node agents run)",
+    )
+    parser.add_argument(
+        "--fake-nodes",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="simulated nodes (default %(default)s; accepted, not used yet: no node agents run)",
+    )
+    parser.add_argument(
+        "--no-kubeconfig-merge",
+        action="store_true",
+        help="do not merge a minikube-py context into ~/.kube/config "
+        "(a no-op for now: merging is not implemented, only DIR/admin.kubeconfig is written)",
+    )
+    parser.set_defaults(run=_run)
+
+
+async def _run(args: argparse.Namespace) -> None:
+    await up(data_dir=args.data_dir, port=args.port, store_url=args.store)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"invalid count {text!r} (want an integer >= 0)")
+    return int(text)

@@ -1,0 +1,315 @@
+"""``minikube-py up`` as a real process: HTTPS on loopback, driven by httpx and real kubectl."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from minikube_py.pki import ensure_cluster_pki
+
+pytestmark = pytest.mark.e2e
+
+CLI = [sys.executable, "-m", "minikube_py.cli.main"]
+KUBECTL = shutil.which("kubectl") or "kubectl"
+# gcloud installs kubectl.1.27 ... kubectl.1.33 beside the kubectl on PATH.
+KUBECTL_DIR = Path(KUBECTL).resolve().parent
+KUBECTL_MINORS = range(27, 34)
+SKEW_WARNING = "exceeds the supported minor version skew"
+READY_TIMEOUT = 15.0
+STOP_TIMEOUT = 5.0
+
+
+@dataclass
+class Cluster:
+    """One ``minikube-py`` process; its stdout and stderr go to files beside the data dir."""
+
+    data_dir: Path
+    port: int
+    process: subprocess.Popen[bytes]
+    stdout: Path
+    stderr: Path
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.data_dir / "admin.kubeconfig"
+
+    @property
+    def ca_file(self) -> Path:
+        return self.data_dir / "pki" / "ca.crt"
+
+    def client(self, cert: tuple[str, str] | None = None) -> httpx.Client:
+        context = ssl.create_default_context(cafile=str(self.ca_file))
+        if cert:
+            context.load_cert_chain(*cert)
+        return httpx.Client(base_url=self.url, verify=context, timeout=5)
+
+    def wait_ready(self) -> float:
+        """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS."""
+        started = time.monotonic()
+        while time.monotonic() - started < READY_TIMEOUT:
+            if self.process.poll() is not None:
+                pytest.fail(f"exited {self.process.returncode}: {self.stderr.read_text()}")
+            if self.ca_file.exists():
+                try:
+                    with self.client() as client:
+                        if client.get("/readyz").status_code == 200:
+                            return time.monotonic() - started
+                except (httpx.TransportError, ssl.SSLError):
+                    pass
+            time.sleep(0.05)
+        pytest.fail(f"not ready after {READY_TIMEOUT}s: {self.stderr.read_text()}")
+
+    def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[int, float]:
+        """Send ``sig``; return the exit code and the seconds it took to exit."""
+        started = time.monotonic()
+        self.process.send_signal(sig)
+        try:
+            code = self.process.wait(timeout=STOP_TIMEOUT * 2)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"did not stop within {STOP_TIMEOUT * 2}s of {sig.name}")
+        return code, time.monotonic() - started
+
+
+def start(command: str, *args: str, logs: Path, data_dir: Path, port: int) -> Cluster:
+    logs.mkdir(parents=True, exist_ok=True)
+    stdout, stderr = logs / "stdout", logs / "stderr"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        process = subprocess.Popen([*CLI, command, *args], stdout=out, stderr=err)
+    return Cluster(data_dir, port, process, stdout, stderr)
+
+
+def start_up(tmp: Path, port: int, data_dir: Path | None = None, store: str | None = "memory://") -> Cluster:
+    """``up`` on ``port``; ``store`` None means the default (sqlite in the data dir)."""
+    data_dir = data_dir or tmp / "data"
+    args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else [])]
+    return start("up", *args, logs=tmp / f"logs-{time.monotonic_ns()}", data_dir=data_dir, port=port)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def kubectl(cluster: Cluster, *args: str, binary: str = KUBECTL) -> subprocess.CompletedProcess[str]:
+    cache = cluster.data_dir.parent / "kube-cache"
+    command = [binary, "--kubeconfig", str(cluster.kubeconfig), "--cache-dir", str(cache), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=30)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=30)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    running = start_up(tmp_path_factory.mktemp("up"), free_port())
+    ready = running.wait_ready()
+    print(f"\nup: ready {ready:.2f}s after start")
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+# the running cluster
+
+
+@pytest.mark.parametrize("endpoint", ["/livez", "/readyz", "/healthz"])
+def test_health_endpoints_answer_ok(cluster: Cluster, endpoint: str) -> None:
+    with cluster.client() as client:
+        response = client.get(endpoint)
+    assert (response.status_code, response.text) == (200, "ok")
+    assert response.headers["content-type"].startswith("text/plain")
+
+
+def test_readyz_verbose_lists_the_checks(cluster: Cluster) -> None:
+    with cluster.client() as client:
+        response = client.get("/readyz", params={"verbose": "", "exclude": "ping"})
+    assert response.text == "[+]ping excluded: ok\n[+]etcd ok\nreadyz check passed\n"
+
+
+def test_version_reports_a_kubernetes_version(cluster: Cluster) -> None:
+    with cluster.client() as client:
+        response = client.get("/version")
+    info = response.json()
+    assert response.headers["content-type"] == "application/json"
+    assert response.headers["cache-control"] == "no-cache, private"
+    assert set(info) == {
+        "major",
+        "minor",
+        "gitVersion",
+        "gitCommit",
+        "gitTreeState",
+        "buildDate",
+        "goVersion",
+        "compiler",
+        "platform",
+    }
+    assert info["gitVersion"] == f"v{info['major']}.{info['minor']}.0"
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "/nope"), ("GET", "/version/"), ("DELETE", "/api/v1/x")]
+)
+def test_unknown_path_is_a_not_found_status(cluster: Cluster, method: str, path: str) -> None:
+    with cluster.client() as client:
+        response = client.request(method, path)
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "the server could not find the requested resource",
+        "reason": "NotFound",
+        "details": {},
+        "code": 404,
+    }
+
+
+def test_wrong_method_is_a_status_too(cluster: Cluster) -> None:
+    with cluster.client() as client:
+        response = client.post("/version")
+    assert response.status_code == 405
+    assert response.json()["reason"] == "MethodNotAllowed"
+
+
+def test_client_certificates_are_optional_but_must_chain_to_the_ca(cluster: Cluster, tmp_path: Path) -> None:
+    admin = cluster.data_dir / "pki" / "admin"
+    with cluster.client(cert=(f"{admin}.crt", f"{admin}.key")) as client:
+        assert client.get("/readyz").status_code == 200
+    stranger = ensure_cluster_pki(tmp_path / "other-pki").admin
+    with (
+        cluster.client(cert=(str(stranger.cert), str(stranger.key))) as client,
+        pytest.raises((httpx.TransportError, ssl.SSLError)),
+    ):
+        client.get("/readyz")
+
+
+def test_prints_the_kubeconfig_hint(cluster: Cluster) -> None:
+    assert cluster.stdout.read_text() == f"export KUBECONFIG={cluster.kubeconfig}\n"
+
+
+def test_admin_kubeconfig_points_at_the_cluster(cluster: Cluster) -> None:
+    assert cluster.kubeconfig.stat().st_mode & 0o777 == 0o600
+    view = json.loads(kubectl(cluster, "config", "view", "-o", "json").stdout)
+    assert view["current-context"] == "minikube-py"
+    assert view["clusters"][0]["name"] == "minikube-py"
+    assert view["clusters"][0]["cluster"]["server"] == cluster.url
+    assert view["contexts"][0]["context"]["cluster"] == "minikube-py"
+
+
+def test_kubectl_get_raw_readyz(cluster: Cluster) -> None:
+    result = kubectl(cluster, "get", "--raw", "/readyz")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "ok", "")
+
+
+@pytest.mark.parametrize("minor", KUBECTL_MINORS, ids=[f"kubectl-1.{m}" for m in KUBECTL_MINORS])
+def test_kubectl_version_skew_warning_only_beyond_one_minor(cluster: Cluster, minor: int) -> None:
+    binary = KUBECTL_DIR / f"kubectl.1.{minor}"
+    assert binary.exists(), f"{binary.name} must sit beside kubectl (the image ships 1.27-1.33)"
+    result = kubectl(cluster, "version", "-o", "json", binary=str(binary))
+    assert result.returncode == 0, result.stderr
+    server = json.loads(result.stdout)["serverVersion"]
+    assert server["gitVersion"].startswith("v1.")
+    within_skew = abs(int(server["minor"]) - minor) <= 1
+    assert (SKEW_WARNING not in result.stderr) == within_skew, result.stderr
+
+
+def test_kubectl_on_path_has_no_skew_warning(cluster: Cluster) -> None:
+    result = kubectl(cluster, "version", "-o", "json")
+    assert result.returncode == 0
+    assert SKEW_WARNING not in result.stderr
+
+
+def test_apiserver_command_serves_with_given_tls_files(cluster: Cluster, tmp_path: Path) -> None:
+    pki = cluster.data_dir / "pki"
+    port = free_port()
+    tls = ["--tls-cert-file", f"{pki}/apiserver.crt", "--tls-private-key-file", f"{pki}/apiserver.key"]
+    args = ["--store", "memory://", "--secure-port", str(port), *tls, "--client-ca-file", f"{pki}/ca.crt"]
+    apiserver = start("apiserver", *args, logs=tmp_path, data_dir=cluster.data_dir, port=port)
+    apiserver.wait_ready()
+    assert apiserver.stop()[0] == 0
+
+
+# lifecycle
+
+
+def test_sigterm_stops_cleanly_and_a_restart_keeps_the_ca_and_store(tmp_path: Path) -> None:
+    first = start_up(tmp_path, free_port(), store=None)
+    ready = first.wait_ready()
+    ca = first.ca_file.read_bytes()
+    code, took = first.stop(signal.SIGTERM)
+    print(f"\nup: ready {ready:.2f}s, SIGTERM stop {took:.2f}s")
+    assert code == 0
+    assert took < STOP_TIMEOUT
+    assert "Traceback" not in first.stderr.read_text()
+
+    assert (first.data_dir / "store.db").exists()
+
+    second = start_up(tmp_path, free_port(), data_dir=first.data_dir, store=None)
+    second.wait_ready()
+    assert second.ca_file.read_bytes() == ca
+    assert not [line for line in second.stderr.read_text().splitlines() if line.startswith("pki ")]
+    code, took = second.stop(signal.SIGINT)
+    assert code == 0
+    assert took < STOP_TIMEOUT
+
+
+# bad input: one line on stderr, exit 2
+
+
+def test_port_in_use_is_a_one_line_error(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("up", "--data-dir", str(tmp_path), "--port", str(port), "--store", "memory://")
+    assert_one_line_error(result, "address already in use")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--store", "bogus://x"], "bogus"),
+        (["--data-dir", "{tmp}/file/data"], "not a directory"),
+        (["--port", "0"], "invalid port"),
+    ],
+    ids=["unknown store scheme", "data dir under a regular file", "port 0"],
+)
+def test_bad_input_is_a_one_line_error(tmp_path: Path, args: list[str], says: str) -> None:
+    (tmp_path / "file").write_text("")
+    args = [a.format(tmp=tmp_path) for a in args]
+    result = run_cli("up", "--data-dir", str(tmp_path / "data"), "--port", str(free_port()), *args)
+    assert_one_line_error(result, says)
+
+
+def test_missing_subcommand_is_a_one_line_error() -> None:
+    assert_one_line_error(run_cli(), "required")
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], says: str) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("minikube-py: error: ")
+    assert says in lines[0]
