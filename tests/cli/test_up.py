@@ -293,12 +293,23 @@ def test_port_in_use_is_a_one_line_error(tmp_path: Path) -> None:
         (["--store", "bogus://x"], "bogus"),
         (["--data-dir", "{tmp}/file/data"], "not a directory"),
         (["--port", "0"], "invalid port"),
+        (["--store", "etcd://127.0.0.1:{closed}"], "cannot reach etcd"),
+        (["--store", "sqlite:///{tmp}/corrupt.db"], "file is not a database"),
+        (["--store", "sqlite:///{tmp}/file/store.db"], "not writable"),
     ],
-    ids=["unknown store scheme", "data dir under a regular file", "port 0"],
+    ids=[
+        "unknown store scheme",
+        "data dir under a regular file",
+        "port 0",
+        "unreachable etcd",
+        "corrupt database",
+        "store dir not writable",
+    ],
 )
 def test_bad_input_is_a_one_line_error(tmp_path: Path, args: list[str], says: str) -> None:
     (tmp_path / "file").write_text("")
-    args = [a.format(tmp=tmp_path) for a in args]
+    (tmp_path / "corrupt.db").write_bytes(b"not a database at all" * 200)
+    args = [a.format(tmp=tmp_path, closed=free_port()) for a in args]
     result = run_cli("up", "--data-dir", str(tmp_path / "data"), "--port", str(free_port()), *args)
     assert_one_line_error(result, says)
 
