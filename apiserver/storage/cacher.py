@@ -169,6 +169,10 @@ class Cacher:
 
     # freshness
 
+    async def wait_ready(self) -> None:
+        """Wait until the initial list is in the cache (upstream's cacher ``ready``)."""
+        await self._ready.wait()
+
     async def wait_until_fresh(self, minimum: int) -> None:
         """Wait until the cache is at ``minimum`` or later; TooLargeResourceVersionError after
         ``fresh_timeout``."""
