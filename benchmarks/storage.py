@@ -124,13 +124,13 @@ def print_table(results: dict[str, dict[str, float]]) -> None:
     names = list(results)
     rows = list(next(iter(results.values())))
     ratio_cols = [n for n in names if n != "etcd"] if "etcd" in results else []
-    header = f"{'op (ops/s)':<20}" + "".join(f"{n:>14}" for n in names)
-    header += "".join(f"{n + '/etcd':>18}" for n in ratio_cols)
+    header = f"{'op (ops/s)':<20}" + "".join(f"{n:>15}" for n in names)
+    header += "".join(f"{n + '/etcd':>20}" for n in ratio_cols)
     print(header)
     print("-" * len(header))
     for row in rows:
-        line = f"{row:<20}" + "".join(f"{results[n][row]:>14,.0f}" for n in names)
-        line += "".join(f"{results[n][row] / results['etcd'][row]:>17.1f}x" for n in ratio_cols)
+        line = f"{row:<20}" + "".join(f"{results[n][row]:>15,.0f}" for n in names)
+        line += "".join(f"{results[n][row] / results['etcd'][row]:>19.1f}x" for n in ratio_cols)
         print(line)
 
 

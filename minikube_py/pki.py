@@ -143,17 +143,7 @@ def new_certificate_authority(
     now = now or datetime.now(UTC)
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    key_usage = x509.KeyUsage(
-        digital_signature=True,
-        content_commitment=False,
-        key_encipherment=False,
-        data_encipherment=False,
-        key_agreement=False,
-        key_cert_sign=True,
-        crl_sign=True,
-        encipher_only=False,
-        decipher_only=False,
-    )
+    key_usage = _key_usage(signs_certificates=True)
     certificate = (
         _builder(name, name, key.public_key(), now, CA_VALIDITY)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
@@ -307,6 +297,21 @@ def _leaf_problem(
     return None
 
 
+def _key_usage(*, signs_certificates: bool) -> x509.KeyUsage:
+    """Digital signatures always (ECDSA); certificate and CRL signing for the CA only."""
+    return x509.KeyUsage(
+        digital_signature=True,
+        content_commitment=False,
+        key_encipherment=False,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=signs_certificates,
+        crl_sign=signs_certificates,
+        encipher_only=False,
+        decipher_only=False,
+    )
+
+
 def _issue_leaf(
     ca: CertificateAuthority,
     subject: x509.Name,
@@ -315,17 +320,7 @@ def _issue_leaf(
     sans: x509.SubjectAlternativeName | None = None,
 ) -> tuple[x509.Certificate, PrivateKey]:
     key = ec.generate_private_key(ec.SECP256R1())
-    key_usage = x509.KeyUsage(
-        digital_signature=True,
-        content_commitment=False,
-        key_encipherment=False,
-        data_encipherment=False,
-        key_agreement=False,
-        key_cert_sign=False,
-        crl_sign=False,
-        encipher_only=False,
-        decipher_only=False,
-    )
+    key_usage = _key_usage(signs_certificates=False)
     ca_ski = ca.certificate.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
     builder = (
         _builder(subject, ca.certificate.subject, key.public_key(), now, LEAF_VALIDITY)

@@ -28,7 +28,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from apiserver.storage.errors import MAX_VALUE_BYTES, RequestTooLargeError
+from apiserver.storage.errors import (
+    MAX_VALUE_BYTES,
+    ConflictError,
+    KeyExistsError,
+    KeyNotFoundError,
+    RequestTooLargeError,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,4 +150,27 @@ def check_value_size(key: str, value: bytes) -> None:
         raise RequestTooLargeError(
             f"etcdserver: request is too large: {len(value)} bytes for {key} (limit {MAX_VALUE_BYTES})",
             key=key,
+        )
+
+
+CREATE = -1  # ``expected`` of a create: the key must be absent
+
+
+def check_write(key: str, current: KeyValue | None, expected: int) -> None:
+    """The compare half of a KV write, for backends that check in process.
+
+    ``expected`` is ``CREATE`` (the key must be absent), 0 (it must exist) or the mod revision
+    it must have. Raises KeyExistsError, KeyNotFoundError or ConflictError.
+    """
+    if expected == CREATE:
+        if current is not None:
+            raise KeyExistsError(f"key exists: {key}", key=key)
+        return
+    if current is None:
+        raise KeyNotFoundError(f"key not found: {key}", key=key)
+    if expected and current.mod_revision != expected:
+        raise ConflictError(
+            f"mod revision of {key} is {current.mod_revision}, not {expected}",
+            key=key,
+            current_revision=current.mod_revision,
         )

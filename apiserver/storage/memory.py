@@ -12,17 +12,16 @@ from dataclasses import dataclass
 
 from apiserver.storage.errors import (
     CompactedError,
-    ConflictError,
-    KeyExistsError,
-    KeyNotFoundError,
 )
 from apiserver.storage.kv import (
+    CREATE,
     Event,
     EventType,
     KeyValue,
     RangeResult,
     Watch,
     check_value_size,
+    check_write,
     prefix_end,
 )
 from apiserver.storage.watchfeed import FeedWatch, WatchFeed
@@ -81,8 +80,7 @@ class MemoryKV:
 
     async def create(self, key: str, value: bytes) -> int:
         check_value_size(key, value)
-        if key in self._live:
-            raise KeyExistsError(f"key exists: {key}", key=key)
+        check_write(key, self._live.get(key), CREATE)
         rev = self._revision + 1
         self._commit(key, KeyValue(key, value, rev, rev), None)
         return rev
@@ -128,14 +126,8 @@ class MemoryKV:
 
     def _expect(self, key: str, expected_revision: int) -> KeyValue:
         prev = self._live.get(key)
-        if prev is None:
-            raise KeyNotFoundError(f"key not found: {key}", key=key)
-        if expected_revision and prev.mod_revision != expected_revision:
-            raise ConflictError(
-                f"mod revision of {key} is {prev.mod_revision}, not {expected_revision}",
-                key=key,
-                current_revision=prev.mod_revision,
-            )
+        check_write(key, prev, expected_revision)
+        assert prev is not None
         return prev
 
     def _commit(self, key: str, kv: KeyValue | None, prev: KeyValue | None) -> None:

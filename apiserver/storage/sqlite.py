@@ -40,7 +40,7 @@ from apiserver.storage.errors import (
     StorageError,
     UnavailableError,
 )
-from apiserver.storage.kv import Event, KeyValue, RangeResult, Watch, check_value_size, prefix_end
+from apiserver.storage.kv import CREATE, Event, KeyValue, RangeResult, Watch, check_value_size, prefix_end
 from apiserver.storage.watchfeed import FeedWatch, WatchFeed
 
 T = TypeVar("T")
@@ -50,7 +50,7 @@ MAX_GROUP = 512
 
 @dataclass(frozen=True, slots=True)
 class _Write:
-    """A queued write. ``expected`` is -1 for create, 0 for an unconditional delete."""
+    """A queued write. ``expected`` is ``kv.CREATE`` for a create, 0 for an unconditional delete."""
 
     key: str
     value: bytes | None  # None = delete
@@ -116,7 +116,7 @@ class SQLiteKV:
 
     async def create(self, key: str, value: bytes) -> int:
         check_value_size(key, value)
-        return (await self._write(key, value, -1)).revision
+        return (await self._write(key, value, CREATE)).revision
 
     async def update(self, key: str, value: bytes, expected_revision: int) -> int:
         check_value_size(key, value)

@@ -13,12 +13,9 @@ import sqlite3
 from pathlib import Path
 
 from apiserver.storage.errors import (
-    ConflictError,
-    KeyExistsError,
-    KeyNotFoundError,
     StoreConfigError,
 )
-from apiserver.storage.kv import Event, EventType, KeyValue, RangeResult
+from apiserver.storage.kv import Event, EventType, KeyValue, RangeResult, check_write
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS log (
@@ -88,24 +85,14 @@ def read_compacted(conn: sqlite3.Connection) -> int:
 def apply(conn: sqlite3.Connection, revision: int, key: str, value: bytes | None, expected: int) -> Event:
     """Apply one write inside the open transaction as ``revision``; raise when its check fails.
 
-    ``expected`` is -1 for a create, 0 for an unconditional delete, else the required
+    ``expected`` is ``CREATE`` for a create, 0 for an unconditional delete, else the required
     mod revision. ``value`` None deletes.
     """
     row = conn.execute(
         "SELECT create_revision, mod_revision, value FROM current WHERE name = ?", (key,)
     ).fetchone()
     prev = KeyValue(key, row[2], row[0], row[1]) if row else None
-    if expected == -1:
-        if prev is not None:
-            raise KeyExistsError(f"key exists: {key}", key=key)
-    elif prev is None:
-        raise KeyNotFoundError(f"key not found: {key}", key=key)
-    elif expected and prev.mod_revision != expected:
-        raise ConflictError(
-            f"mod revision of {key} is {prev.mod_revision}, not {expected}",
-            key=key,
-            current_revision=prev.mod_revision,
-        )
+    check_write(key, prev, expected)
     create_revision = prev.create_revision if prev else revision
     conn.execute(
         "INSERT INTO log (id, name, deleted, create_revision, prev_revision, value, old_value)"
