@@ -30,10 +30,12 @@ from typing import Protocol, runtime_checkable
 
 from apiserver.storage.errors import (
     MAX_VALUE_BYTES,
+    CompactedError,
     ConflictError,
     KeyExistsError,
     KeyNotFoundError,
     RequestTooLargeError,
+    TooLargeResourceVersionError,
 )
 
 
@@ -174,3 +176,17 @@ def check_write(key: str, current: KeyValue | None, expected: int) -> None:
             key=key,
             current_revision=current.mod_revision,
         )
+
+
+def check_revision(revision: int, *, compacted: int, current: int) -> None:
+    """A read at ``revision`` (0 = now) must be inside [compacted, current]: below it is
+    CompactedError (etcd's "required revision has been compacted"), above it
+    TooLargeResourceVersionError (etcd's "required revision is a future revision")."""
+    if revision and revision < compacted:
+        raise CompactedError(
+            "mvcc: required revision has been compacted",
+            compact_revision=compacted,
+            requested=revision,
+        )
+    if revision > current:
+        raise TooLargeResourceVersionError(revision, current)

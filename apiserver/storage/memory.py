@@ -20,6 +20,7 @@ from apiserver.storage.kv import (
     KeyValue,
     RangeResult,
     Watch,
+    check_revision,
     check_value_size,
     check_write,
     prefix_end,
@@ -154,12 +155,7 @@ class MemoryKV:
         return versions[index].kv if index >= 0 else None
 
     def _check_revision(self, revision: int) -> None:
-        if revision < self._compacted:
-            raise CompactedError(
-                "mvcc: required revision has been compacted",
-                compact_revision=self._compacted,
-                requested=revision,
-            )
+        check_revision(revision, compacted=self._compacted, current=self._revision)
 
     async def _history(self, prefix: str, first: int, last: int) -> list[Event]:
         raise CompactedError(

@@ -40,7 +40,16 @@ from apiserver.storage.errors import (
     StorageError,
     UnavailableError,
 )
-from apiserver.storage.kv import CREATE, Event, KeyValue, RangeResult, Watch, check_value_size, prefix_end
+from apiserver.storage.kv import (
+    CREATE,
+    Event,
+    KeyValue,
+    RangeResult,
+    Watch,
+    check_revision,
+    check_value_size,
+    prefix_end,
+)
 from apiserver.storage.watchfeed import FeedWatch, WatchFeed
 
 T = TypeVar("T")
@@ -251,9 +260,4 @@ class SQLiteKV:
         return events
 
     def _check_revision(self, revision: int) -> None:
-        if revision and revision < self._compacted:
-            raise CompactedError(
-                "mvcc: required revision has been compacted",
-                compact_revision=self._compacted,
-                requested=revision,
-            )
+        check_revision(revision, compacted=self._compacted, current=self.feed.revision)

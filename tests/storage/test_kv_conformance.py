@@ -13,6 +13,7 @@ from apiserver.storage.errors import (
     KeyExistsError,
     KeyNotFoundError,
     RequestTooLargeError,
+    TooLargeResourceVersionError,
 )
 from apiserver.storage.kv import KV, EventType, WatchBatch
 
@@ -139,3 +140,12 @@ async def test_compaction_expires_old_revisions(kv: KV, prefix: str) -> None:
         assert [e.kv.value for e in (await next_batch(aiter(from_r3))).events] == [b"3"]
     finally:
         await from_r3.close()
+
+
+async def test_reads_at_a_future_revision_are_too_large(kv: KV, prefix: str) -> None:
+    await kv.create(prefix + "a", b"1")
+    future = await kv.current_revision() + 1000
+    with pytest.raises(TooLargeResourceVersionError):
+        await kv.range(prefix, revision=future)
+    with pytest.raises(TooLargeResourceVersionError):
+        await kv.get(prefix + "a", revision=future)
