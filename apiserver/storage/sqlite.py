@@ -25,6 +25,7 @@ on every commit and survives power loss too, at the cost ``benchmarks/storage.py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -194,9 +195,8 @@ class SQLiteKV:
 
         try:
             result = job.run(conn)
-        except sqlite3.Error as err:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+        except Exception as err:  # the writer thread must outlive any failure
+            _rollback(conn)
             error = UnavailableError(f"sqlite store maintenance failed: {err}")
             self._loop.call_soon_threadsafe(settle, None, error)
             return
@@ -218,9 +218,8 @@ class SQLiteKV:
                 revision += 1
                 outcomes.append(event)
             conn.execute("COMMIT")
-        except sqlite3.Error as err:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+        except Exception as err:  # the writer thread must outlive any failure
+            _rollback(conn)
             failure = UnavailableError(f"sqlite store write failed: {err}")
             return start, [failure] * len(group)
         return revision, outcomes
@@ -261,3 +260,9 @@ class SQLiteKV:
 
     def _check_revision(self, revision: int) -> None:
         check_revision(revision, compacted=self._compacted, current=self.feed.revision)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    with contextlib.suppress(sqlite3.Error):
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from apiserver.storage.compactor import Compactor
-from apiserver.storage.errors import StoreConfigError
+from apiserver.storage.errors import StoreConfigError, UnavailableError
 from apiserver.storage.factory import open_kv
 from apiserver.storage.kv import EventType
 
@@ -161,3 +162,27 @@ async def test_steady_updates_with_compaction_keep_the_file_bounded(tmp_path: Pa
         await kv.close()
     # 6000 revisions of ~1 KiB written; once compaction has caught up the size stays flat.
     assert max(sizes[10:]) <= 1.2 * sizes[9], sizes
+
+
+async def test_a_failed_group_commit_fails_its_writes_and_the_writer_lives_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: an unexpected error inside a group commit used to kill the writer thread,
+    leaving every later write waiting forever."""
+    from apiserver.storage import sqlite_schema
+
+    kv = await open_kv(f"sqlite:///{tmp_path / 'store.db'}")
+    real_apply = sqlite_schema.apply
+
+    def broken_apply(*args: object) -> object:
+        monkeypatch.setattr(sqlite_schema, "apply", real_apply)  # fail once
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(sqlite_schema, "apply", broken_apply)
+    try:
+        with pytest.raises(UnavailableError, match="disk on fire"):
+            await kv.create("/registry/a", b"1")
+        assert await kv.get("/registry/a") is None
+        assert await asyncio.wait_for(kv.create("/registry/a", b"1"), 5) == 1
+    finally:
+        await kv.close()
