@@ -181,7 +181,7 @@ async def test_a_failed_group_commit_fails_its_writes_and_the_writer_lives_on(
     monkeypatch.setattr(sqlite_schema, "apply", broken_apply)
     try:
         with pytest.raises(UnavailableError, match="disk on fire"):
-            await kv.create("/registry/a", b"1")
+            await asyncio.wait_for(kv.create("/registry/a", b"1"), 5)
         assert await kv.get("/registry/a") is None
         assert await asyncio.wait_for(kv.create("/registry/a", b"1"), 5) == 1
     finally:
