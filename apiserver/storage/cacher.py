@@ -25,13 +25,11 @@ from __future__ import annotations
 import asyncio
 import bisect
 import builtins
-import contextlib
 import logging
 import random
 from collections import deque
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
+from apiserver.storage.cacher_watcher import CacheWatcher, Change
 from apiserver.storage.errors import (
     KeyNotFoundError,
     StorageError,
@@ -39,14 +37,10 @@ from apiserver.storage.errors import (
 )
 from apiserver.storage.interface import (
     ADDED,
-    DELETED,
-    ERROR,
-    MODIFIED,
     ListOptions,
     Object,
     ObjectList,
     Preconditions,
-    Predicate,
     TryUpdate,
     ValidateDeletion,
     WatchEvent,
@@ -54,20 +48,11 @@ from apiserver.storage.interface import (
     decode_continue,
     encode_continue,
     parse_resource_version,
-    status_expired,
 )
-from apiserver.storage.kv import Event, EventType, Watch, prefix_end
+from apiserver.storage.kv import Event, EventType, Watch, key_range_end
 from apiserver.storage.objects import KVObjectStorage, decode
 
 log = logging.getLogger("apiserver.cacher")
-
-
-@dataclass(frozen=True, slots=True)
-class _Change:
-    revision: int
-    key: str
-    obj: Object | None  # None: deleted
-    old: Object | None
 
 
 class Cacher:
@@ -93,8 +78,8 @@ class Cacher:
         self.oldest_revision = 0
         self._objects: dict[str, Object] = {}
         self._keys: list[str] = []
-        self._changes: deque[_Change] = deque()
-        self._watchers: set[_CacheWatcher] = set()
+        self._changes: deque[Change] = deque()
+        self._watchers: set[CacheWatcher] = set()
         self._ready = asyncio.Event()
         self._advanced = asyncio.Condition()
         self._kv_watch: Watch | None = None
@@ -149,8 +134,7 @@ class Cacher:
             if old is not None:
                 del self._objects[key]
                 self._keys.pop(bisect.bisect_left(self._keys, key))
-                old = {**old, "metadata": {**old["metadata"], "resourceVersion": str(event.revision)}}
-        change = _Change(event.revision, key, obj, old)
+        change = Change(event.revision, key, obj, old)
         self._changes.append(change)
         if len(self._changes) > self.capacity:
             self.oldest_revision = self._changes.popleft().revision
@@ -225,7 +209,7 @@ class Cacher:
 
     def _list_from_cache(self, prefix: str, start: str, opts: ListOptions) -> ObjectList:
         lo = bisect.bisect_left(self._keys, start)
-        hi = bisect.bisect_left(self._keys, prefix_end(prefix))
+        hi = bisect.bisect_left(self._keys, key_range_end(prefix))
         items: list[Object] = []
         last = lo
         for index in range(lo, hi):
@@ -272,103 +256,30 @@ class Cacher:
 
     # ObjectStorage: watch
 
-    def watch(self, prefix: str, opts: ListOptions) -> _CacheWatcher:
-        return _CacheWatcher(self, prefix, opts)
+    def watch(self, prefix: str, opts: ListOptions) -> CacheWatcher:
+        return CacheWatcher(self, prefix, opts)
 
-    def _register(self, watcher: _CacheWatcher, revision: int) -> None:
-        """Queue the replay (or initial state) for ``watcher`` and subscribe it, atomically."""
-        if revision == 0:
-            watcher.start_from_state(self._state(watcher.prefix), self.resource_version)
+    def register(
+        self, watcher: CacheWatcher, from_revision: int | None, *, initial_end: bool = False
+    ) -> None:
+        """Subscribe ``watcher``, first queueing either the current state (``from_revision``
+        None; then the initial-events-end bookmark when ``initial_end``) or the buffered changes
+        after ``from_revision``. Synchronous, so no change can slip in between."""
+        if from_revision is None:
+            events = [WatchEvent(ADDED, obj) for obj in self._state(watcher.prefix) if watcher.matches(obj)]
+            if initial_end:
+                events.append(bookmark(self.resource_version, initial_events_end=True))
         else:
-            index = bisect.bisect_right(self._changes, revision, key=lambda c: c.revision)
-            for i in range(index, len(self._changes)):
-                watcher.dispatch(self._changes[i])
+            index = bisect.bisect_right(self._changes, from_revision, key=lambda c: c.revision)
+            changes = (watcher.event_for(self._changes[i]) for i in range(index, len(self._changes)))
+            events = [e for e in changes if e is not None]
+        watcher.start(events)
         self._watchers.add(watcher)
+
+    def unregister(self, watcher: CacheWatcher) -> None:
+        self._watchers.discard(watcher)
 
     def _state(self, prefix: str) -> builtins.list[Object]:
         lo = bisect.bisect_left(self._keys, prefix)
-        hi = bisect.bisect_left(self._keys, prefix_end(prefix))
+        hi = bisect.bisect_left(self._keys, key_range_end(prefix))
         return [self._objects[k] for k in self._keys[lo:hi]]
-
-
-class _CacheWatcher:
-    """One client watch on the cache: a bounded buffer fed by the cacher."""
-
-    def __init__(self, cacher: Cacher, prefix: str, opts: ListOptions) -> None:
-        self._cacher = cacher
-        self.prefix = prefix
-        self._opts = opts
-        self._match: Predicate = opts.predicate or (lambda _obj: True)
-        self._queue: asyncio.Queue[WatchEvent | None] = asyncio.Queue(cacher.watcher_buffer)
-        self._done = False
-
-    def __aiter__(self) -> AsyncIterator[WatchEvent]:
-        return self._events()
-
-    async def close(self) -> None:
-        self._done = True
-        self._cacher._watchers.discard(self)
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait(None)
-
-    def terminate(self) -> None:
-        """Stop this watcher (its buffer overflowed or the cache relisted)."""
-        self._cacher._watchers.discard(self)
-        self._done = True
-        if self._queue.full():
-            self._queue.get_nowait()
-        self._queue.put_nowait(None)
-
-    def start_from_state(self, objects: list[Object], revision: int) -> None:
-        for obj in objects:
-            if self._match(obj):
-                self._put(WatchEvent(ADDED, obj))
-        if self._opts.send_initial_events and self._opts.allow_bookmarks:
-            self._put(bookmark(revision, initial_events_end=True))
-
-    def dispatch(self, change: _Change) -> None:
-        if not change.key.startswith(self.prefix):
-            return
-        new_ok = change.obj is not None and self._match(change.obj)
-        old_ok = change.old is not None and self._match(change.old)
-        if change.obj is not None and new_ok:
-            self._put(WatchEvent(MODIFIED if old_ok else ADDED, change.obj))
-        elif change.old is not None and old_ok:
-            self._put(WatchEvent(DELETED, change.obj if change.obj is not None else change.old))
-
-    def _put(self, event: WatchEvent) -> None:
-        if self._done:
-            return
-        try:
-            self._queue.put_nowait(event)
-        except asyncio.QueueFull:
-            log.warning("apiserver cacher %s: watcher too slow, terminating it", self.prefix)
-            self.terminate()
-
-    async def _events(self) -> AsyncIterator[WatchEvent]:
-        cacher, opts = self._cacher, self._opts
-        revision = parse_resource_version(opts.resource_version)
-        await cacher._ready.wait()
-        if revision > cacher.resource_version:
-            await cacher.wait_until_fresh(revision)
-        if revision and revision < cacher.oldest_revision:
-            message = f"too old resource version: {revision} ({cacher.oldest_revision})"
-            yield WatchEvent(ERROR, status_expired(message))
-            return
-        cacher._register(self, revision)  # no await since the checks: no event can slip by
-        try:
-            while True:
-                event = await self._next()
-                if event is None:
-                    return
-                yield event
-        finally:
-            cacher._watchers.discard(self)
-
-    async def _next(self) -> WatchEvent | None:
-        if not self._opts.allow_bookmarks:
-            return await self._queue.get()
-        try:
-            return await asyncio.wait_for(self._queue.get(), self._cacher.bookmark_interval)
-        except TimeoutError:
-            return bookmark(self._cacher.resource_version)

@@ -140,6 +140,14 @@ class KV(Protocol):
     async def close(self) -> None: ...
 
 
+KEY_MAX = "\U0010ffff"  # sorts after every key (the highest code point; highest UTF-8 too)
+
+
+def key_range_end(prefix: str) -> str:
+    """``prefix_end`` for in-process backends, where an empty prefix means every key."""
+    return prefix_end(prefix) if prefix else KEY_MAX
+
+
 def prefix_end(prefix: str) -> str:
     """The smallest key greater than every key starting with ``prefix`` (etcd's range_end)."""
     if not prefix:

@@ -23,7 +23,7 @@ from apiserver.storage.kv import (
     check_revision,
     check_value_size,
     check_write,
-    prefix_end,
+    key_range_end,
 )
 from apiserver.storage.watchfeed import FeedWatch, WatchFeed
 
@@ -57,7 +57,7 @@ class MemoryKV:
     async def range(
         self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0, count: bool = False
     ) -> RangeResult:
-        begin, end = max(prefix, start), prefix_end(prefix)
+        begin, end = max(prefix, start), key_range_end(prefix)
         if revision == 0:
             lo = bisect.bisect_left(self._live_keys, begin)
             hi = bisect.bisect_left(self._live_keys, end)
@@ -121,7 +121,7 @@ class MemoryKV:
         return FeedWatch(self._feed, prefix, start_revision, self._history, lambda: self._compacted)
 
     async def close(self) -> None:
-        self._feed.wake()
+        self._feed.close()
 
     # internals
 

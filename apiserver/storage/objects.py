@@ -229,11 +229,17 @@ class _KVWatch:
         opts = self._opts
         match: Predicate = opts.predicate or (lambda _obj: True)
         revision = parse_resource_version(opts.resource_version)
-        if revision == 0:
-            initial = await self._storage.list(self._prefix, ListOptions(predicate=opts.predicate))
+        if opts.send_initial_events or (revision == 0 and opts.send_initial_events is None):
+            initial = await self._storage.list(
+                self._prefix, ListOptions(resource_version=opts.resource_version, predicate=opts.predicate)
+            )
             for obj in initial.items:
                 yield WatchEvent(ADDED, obj)
             revision = int(initial.resource_version)
+            if opts.send_initial_events and opts.allow_bookmarks:
+                yield bookmark(revision, initial_events_end=True)
+        elif revision == 0:
+            revision = await self._storage.current_resource_version()
         self._kv_watch = watch = self._storage.kv.watch(self._prefix, revision + 1)
         try:
             async for batch in watch:
@@ -250,15 +256,14 @@ class _KVWatch:
 
 
 def _convert(event: Event, match: Predicate) -> WatchEvent | None:
-    """KV event -> watch event, applying predicate transitions like upstream."""
+    """KV event -> watch event, applying predicate transitions like upstream: an object that
+    stops matching is DELETED with its previous state at the event's revision."""
     new = decode(event.kv) if event.type is EventType.PUT else None
-    old = decode(event.prev_kv) if event.prev_kv is not None else None
+    old = decode(event.prev_kv, event.revision) if event.prev_kv is not None else None
     new_ok = new is not None and match(new)
     old_ok = old is not None and match(old)
     if new is not None and new_ok:
         return WatchEvent(MODIFIED if old_ok else ADDED, new)
     if old is not None and old_ok:
-        gone = new if new is not None else old
-        gone["metadata"]["resourceVersion"] = str(event.revision)
-        return WatchEvent(DELETED, gone)
+        return WatchEvent(DELETED, old)
     return None

@@ -49,7 +49,7 @@ from apiserver.storage.kv import (
     Watch,
     check_revision,
     check_value_size,
-    prefix_end,
+    key_range_end,
 )
 from apiserver.storage.watchfeed import FeedWatch, WatchFeed
 
@@ -84,7 +84,9 @@ class SQLiteKV:
         self._synchronous = synchronous
         self._loop = asyncio.get_running_loop()
         self._revision = schema.read_revision(writer)
+        self._committed = self._revision  # set by the writer thread after each COMMIT
         self._compacted = schema.read_compacted(writer)
+        self._closing = False
         self.feed = WatchFeed(self._revision, capacity=FEED_CAPACITY)
         self._queue: queue.SimpleQueue[_Write | _Job | None] = queue.SimpleQueue()
         self._writer_thread = threading.Thread(
@@ -104,14 +106,25 @@ class SQLiteKV:
 
     async def get(self, key: str, *, revision: int = 0) -> KeyValue | None:
         self._check_revision(revision)
-        return await self._read(schema.get, key, revision)
+        kv = await self._read(schema.get, key, revision)
+        if kv is not None:
+            await self._visible(kv.mod_revision)
+        return kv
 
     async def range(
         self, prefix: str, *, start: str = "", limit: int = 0, revision: int = 0, count: bool = False
     ) -> RangeResult:
         self._check_revision(revision)
-        begin, end = max(prefix, start), prefix_end(prefix)
-        return await self._read(schema.range_, begin, end, limit, revision, count)
+        begin, end = max(prefix, start), key_range_end(prefix)
+        result = await self._read(schema.range_, begin, end, limit, revision, count)
+        await self._visible(result.revision)
+        return result
+
+    async def _visible(self, revision: int) -> None:
+        """Wait until watchers (and ``current_revision``) have caught up with a revision a read
+        saw: the writer commits before the event loop publishes, so reads may be a step ahead."""
+        while self.feed.revision < revision and not self.feed.closed:
+            await self.feed.changed().wait()
 
     async def current_revision(self) -> int:
         return self.feed.revision
@@ -148,14 +161,20 @@ class SQLiteKV:
         await future
 
     async def close(self) -> None:
-        self._queue.put(None)  # the writer finishes queued work, then stops
+        """Finish queued writes, then stop; later writes fail and every watch ends."""
+        if self._closing:
+            return
+        self._closing = True
+        self._queue.put(None)
         await asyncio.to_thread(self._writer_thread.join)
         self._readers.shutdown(wait=True)
-        self.feed.wake()
+        self.feed.close()
 
     # internals: the writer thread
 
     async def _write(self, key: str, value: bytes | None, expected: int) -> Event:
+        if self._closing:
+            raise UnavailableError("sqlite store is closed")
         future: asyncio.Future[Event] = self._loop.create_future()
         self._queue.put(_Write(key, value, expected, future))
         return await future
@@ -181,6 +200,7 @@ class SQLiteKV:
                 else:
                     backlog.append(item)
             revision, outcomes = self._commit_group(conn, revision, group)
+            self._committed = revision
             self._loop.call_soon_threadsafe(self._deliver, group, outcomes)
         conn.close()
 
@@ -249,7 +269,7 @@ class SQLiteKV:
         return await self._loop.run_in_executor(self._readers, call)
 
     async def _history(self, prefix: str, first: int, last: int) -> list[Event]:
-        events, compacted = await self._read(schema.events, prefix, prefix_end(prefix), first, last)
+        events, compacted = await self._read(schema.events, prefix, key_range_end(prefix), first, last)
         if first < compacted:
             raise CompactedError(
                 "mvcc: required revision has been compacted",
@@ -259,7 +279,7 @@ class SQLiteKV:
         return events
 
     def _check_revision(self, revision: int) -> None:
-        check_revision(revision, compacted=self._compacted, current=self.feed.revision)
+        check_revision(revision, compacted=self._compacted, current=self._committed)
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

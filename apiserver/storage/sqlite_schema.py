@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from apiserver.storage.errors import (
+    CompactedError,
     StoreConfigError,
 )
 from apiserver.storage.kv import Event, EventType, KeyValue, RangeResult, check_write
@@ -124,14 +125,27 @@ def get(conn: sqlite3.Connection, key: str, revision: int) -> KeyValue | None:
         row = conn.execute(
             "SELECT name, value, create_revision, mod_revision FROM current WHERE name = ?", (key,)
         ).fetchone()
-    else:
+        return KeyValue(*row) if row else None
+    conn.execute("BEGIN")
+    try:
+        check_not_compacted(conn, revision)
         found = conn.execute(
             "SELECT name, value, create_revision, id, deleted FROM log WHERE name = ? AND id <= ?"
             " ORDER BY id DESC LIMIT 1",
             (key, revision),
         ).fetchone()
-        row = found[:4] if found and not found[4] else None
-    return KeyValue(*row) if row else None
+    finally:
+        conn.execute("COMMIT")
+    return KeyValue(*found[:4]) if found and not found[4] else None
+
+
+def check_not_compacted(conn: sqlite3.Connection, revision: int) -> None:
+    """Inside a read transaction: compaction may have moved since the caller checked."""
+    compacted = read_compacted(conn)
+    if revision < compacted:
+        raise CompactedError(
+            "mvcc: required revision has been compacted", compact_revision=compacted, requested=revision
+        )
 
 
 _RANGE_AT = """
@@ -162,6 +176,7 @@ def range_(
                 ).fetchone()[0]
             at = current
         else:
+            check_not_compacted(conn, revision)
             rows = conn.execute(_RANGE_AT, (begin, end, revision)).fetchall()
             total, at = len(rows), revision
     finally:
@@ -213,6 +228,6 @@ def compact(conn: sqlite3.Connection, revision: int) -> int:
         " AND value < (SELECT COALESCE(MAX(id), 0) FROM log)"
     )
     conn.execute("COMMIT")
-    conn.execute("PRAGMA incremental_vacuum")
+    conn.executescript("PRAGMA incremental_vacuum;")  # execute() would free a single page
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return int(removed)

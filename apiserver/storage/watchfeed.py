@@ -30,6 +30,7 @@ class WatchFeed:
         self.revision = revision
         self._events: deque[Event] = deque(maxlen=capacity)
         self._changed = asyncio.Event()
+        self.closed = False
 
     def publish(self, events: list[Event]) -> None:
         if not events:
@@ -43,6 +44,11 @@ class WatchFeed:
         """Wake every watcher without new events (progress requests, close)."""
         self._changed.set()
         self._changed = asyncio.Event()
+
+    def close(self) -> None:
+        """The store is closing: every watch ends."""
+        self.closed = True
+        self.wake()
 
     def changed(self) -> asyncio.Event:
         return self._changed
@@ -96,7 +102,7 @@ class FeedWatch:
 
     async def _batches(self) -> AsyncIterator[WatchBatch]:
         self._check_compacted()
-        while not self._closed:
+        while not self._closed and not self._feed.closed:
             changed = self._feed.changed()
             if self._next <= self._feed.revision:
                 batch = await self._read()
