@@ -19,10 +19,15 @@ import uvicorn
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 
-from apiserver.filters.cachecontrol import CacheControl
+from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.endpoints.openapi import OpenAPIv3, openapi_v2
+from apiserver.endpoints.router import APIRouter
+from apiserver.filters.chain import build_handler_chain
 from apiserver.health import PingCheck, StoreCheck, install_health_checks
+from apiserver.registry.catalog import Catalog
 from apiserver.status import install_status_errors
 from apiserver.storage.kv import KV
+from apiserver.tls import ClientCertH11Protocol
 from apiserver.version import version_handler
 
 logger = logging.getLogger("apiserver")
@@ -36,9 +41,9 @@ class ServeError(Exception):
     """The server cannot start (TLS files unusable, address unavailable). One-line message."""
 
 
-def build_app(kv: KV) -> FastAPI:
-    """The apiserver: health endpoints, ``/version`` and Status errors for everything else,
-    behind the request filters."""
+def build_app(kv: KV, catalog: Catalog | None = None) -> ASGIApp:
+    """The apiserver: the request chain around the resource endpoints (when a catalog is
+    given), discovery, OpenAPI, health, ``/version``, and Status errors for everything else."""
     app = FastAPI(
         title="minikube-py apiserver",
         docs_url=None,
@@ -46,14 +51,51 @@ def build_app(kv: KV) -> FastAPI:
         openapi_url=None,
         redirect_slashes=False,
     )
-    app.add_middleware(CacheControl)
     install_status_errors(app)
     ping, store = PingCheck(), StoreCheck(kv)
     install_health_checks(app, "livez", [ping])
     install_health_checks(app, "readyz", [ping, store])
     install_health_checks(app, "healthz", [ping, store])
     app.router.add_route("/version", version_handler(), ["GET"], include_in_schema=False)
-    return app
+    if catalog is None:
+        return build_handler_chain(app)
+    v3 = OpenAPIv3(catalog.scheme)
+    app.router.add_route("/openapi/v2", openapi_v2, ["GET"], include_in_schema=False)
+    app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
+    app.router.add_route("/openapi/v3/{path:path}", v3.document, ["GET"], include_in_schema=False)
+    return build_handler_chain(APIRouter(catalog, app))
+
+
+async def run_apiserver(
+    kv: KV,
+    host: str,
+    port: int,
+    certfile: Path,
+    keyfile: Path,
+    ca_file: Path,
+    *,
+    sock: socket.socket | None = None,
+    on_listening: Callable[[], None] | None = None,
+) -> None:
+    """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS."""
+    catalog = Catalog(kv)
+    async with asyncio.TaskGroup() as tasks:
+        caches = tasks.create_task(catalog.run())
+        try:
+            await catalog.wait_ready()
+            await ensure_bootstrap_objects(catalog)
+            await serve(
+                build_app(kv, catalog),
+                host,
+                port,
+                certfile,
+                keyfile,
+                ca_file,
+                sock=sock,
+                on_listening=on_listening,
+            )
+        finally:
+            caches.cancel()
 
 
 async def serve(
@@ -79,6 +121,7 @@ async def serve(
     """
     config = uvicorn.Config(
         app,
+        http=ClientCertH11Protocol,
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
         ssl_ca_certs=ca_file,

@@ -94,7 +94,7 @@ class Cacher:
                 await self._list_and_watch()
                 delay = 0.1
             except (StorageError, OSError) as err:
-                log.warning("apiserver cacher %s: watch failed, relisting: %s", self.prefix, err)
+                log.warning("%s: watch failed, relisting: %s", self.prefix, err)
                 await asyncio.sleep(delay * random.uniform(0.8, 1.2))
                 delay = min(delay * 2, 5.0)
             finally:

@@ -102,7 +102,7 @@ class CacheWatcher:
         if event is None or self._done:
             return
         if self._live >= self._cacher.watcher_buffer:
-            log.warning("apiserver cacher %s: watcher too slow, terminating it", self.prefix)
+            log.warning("%s: watcher too slow, terminating it", self.prefix)
             self.terminate()
             return
         self._live += 1

@@ -33,7 +33,7 @@ class Compactor:
         if target <= await self.kv.compacted_revision():
             return 0
         await self.kv.compact(target)
-        log.info("apiserver compactor: compacted to revision %d (current %d)", target, current)
+        log.info("compacted to revision %d (current %d)", target, current)
         return target
 
     async def run(self) -> None:
@@ -42,4 +42,4 @@ class Compactor:
             try:
                 await self.compact_once()
             except StorageError as err:
-                log.warning("apiserver compactor: compaction failed: %s", err)
+                log.warning("compaction failed: %s", err)

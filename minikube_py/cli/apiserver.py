@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from apiserver.server import build_app, check_tls_files, listen, serve
+from apiserver.server import check_tls_files, listen
+from apiserver.server import run_apiserver as run_server
 from apiserver.storage.factory import running_store
 from apiserver.storage.kv import KV
 
@@ -37,7 +38,7 @@ async def run_apiserver(
     check_tls_files(cert_file, key_file, client_ca_file)
     with contextlib.closing(listen(bind_address, port)) as sock:
         async with open_store(store_url) as kv:
-            await serve(build_app(kv), bind_address, port, cert_file, key_file, client_ca_file, sock=sock)
+            await run_server(kv, bind_address, port, cert_file, key_file, client_ca_file, sock=sock)
 
 
 @contextlib.asynccontextmanager

@@ -14,7 +14,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from apiserver.server import build_app, listen, serve
+from apiserver.server import listen, run_apiserver
 from apiserver.storage.factory import default_store_url
 from minikube_py.cli.apiserver import (
     DEFAULT_SECURE_PORT,
@@ -53,8 +53,8 @@ async def up(*, data_dir: Path, port: int, store_url: str | None = None) -> None
                 client=pki.admin,
                 user=ADMIN_KUBECONFIG_USER,
             )
-            await serve(
-                build_app(kv),
+            await run_apiserver(
+                kv,
                 LOOPBACK,
                 port,
                 pki.apiserver.cert,

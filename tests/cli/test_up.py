@@ -3,120 +3,31 @@
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import socket
 import ssl
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
 from minikube_py.pki import ensure_cluster_pki
+from tests.cluster import (
+    KUBECTL_DIR,
+    KUBECTL_MINORS,
+    SKEW_WARNING,
+    STOP_TIMEOUT,
+    Cluster,
+    free_port,
+    kubectl,
+    run_cli,
+    start,
+    start_up,
+)
 
 pytestmark = pytest.mark.e2e
-
-CLI = [sys.executable, "-m", "minikube_py.cli.main"]
-KUBECTL = shutil.which("kubectl") or "kubectl"
-# gcloud installs kubectl.1.27 ... kubectl.1.33 beside the kubectl on PATH.
-KUBECTL_DIR = Path(KUBECTL).resolve().parent
-KUBECTL_MINORS = range(27, 34)
-SKEW_WARNING = "exceeds the supported minor version skew"
-READY_TIMEOUT = 15.0
-STOP_TIMEOUT = 5.0
-
-
-@dataclass
-class Cluster:
-    """One ``minikube-py`` process; its stdout and stderr go to files beside the data dir."""
-
-    data_dir: Path
-    port: int
-    process: subprocess.Popen[bytes]
-    stdout: Path
-    stderr: Path
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
-
-    @property
-    def kubeconfig(self) -> Path:
-        return self.data_dir / "admin.kubeconfig"
-
-    @property
-    def ca_file(self) -> Path:
-        return self.data_dir / "pki" / "ca.crt"
-
-    def client(self, cert: tuple[str, str] | None = None) -> httpx.Client:
-        context = ssl.create_default_context(cafile=str(self.ca_file))
-        if cert:
-            context.load_cert_chain(*cert)
-        return httpx.Client(base_url=self.url, verify=context, timeout=5)
-
-    def wait_ready(self) -> float:
-        """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS."""
-        started = time.monotonic()
-        while time.monotonic() - started < READY_TIMEOUT:
-            if self.process.poll() is not None:
-                pytest.fail(f"exited {self.process.returncode}: {self.stderr.read_text()}")
-            if self.ca_file.exists():
-                try:
-                    with self.client() as client:
-                        if client.get("/readyz").status_code == 200:
-                            return time.monotonic() - started
-                except (httpx.TransportError, ssl.SSLError):
-                    pass
-            time.sleep(0.05)
-        pytest.fail(f"not ready after {READY_TIMEOUT}s: {self.stderr.read_text()}")
-
-    def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[int, float]:
-        """Send ``sig``; return the exit code and the seconds it took to exit."""
-        started = time.monotonic()
-        self.process.send_signal(sig)
-        try:
-            code = self.process.wait(timeout=STOP_TIMEOUT * 2)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"did not stop within {STOP_TIMEOUT * 2}s of {sig.name}")
-        return code, time.monotonic() - started
-
-
-def start(command: str, *args: str, logs: Path, data_dir: Path, port: int) -> Cluster:
-    logs.mkdir(parents=True, exist_ok=True)
-    stdout, stderr = logs / "stdout", logs / "stderr"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen([*CLI, command, *args], stdout=out, stderr=err)
-    return Cluster(data_dir, port, process, stdout, stderr)
-
-
-def start_up(tmp: Path, port: int, data_dir: Path | None = None, store: str | None = "memory://") -> Cluster:
-    """``up`` on ``port``; ``store`` None means the default (sqlite in the data dir)."""
-    data_dir = data_dir or tmp / "data"
-    args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else [])]
-    return start("up", *args, logs=tmp / f"logs-{time.monotonic_ns()}", data_dir=data_dir, port=port)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def kubectl(cluster: Cluster, *args: str, binary: str = KUBECTL) -> subprocess.CompletedProcess[str]:
-    cache = cluster.data_dir.parent / "kube-cache"
-    command = [binary, "--kubeconfig", str(cluster.kubeconfig), "--cache-dir", str(cache), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=30)
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=30)
 
 
 @pytest.fixture(scope="module")

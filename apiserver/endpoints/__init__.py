@@ -1,0 +1,1 @@
+"""HTTP endpoints: request info, the resource handlers, discovery, OpenAPI and Tables."""

@@ -1,0 +1,69 @@
+"""List and watch query parameters -> storage ``ListOptions`` with a selector predicate."""
+
+from __future__ import annotations
+
+from apiserver.registry.strategy import Object, Strategy
+from apiserver.storage.interface import ListOptions, Predicate
+from minikube_py.api import errors
+from minikube_py.api.fields import parse_field_selector
+from minikube_py.api.labels import SelectorError, parse_label_selector
+
+MATCHES = ("", "NotOlderThan", "Exact")
+
+
+def list_options(query: dict[str, str], strategy: Strategy) -> ListOptions:
+    """Upstream's list/watch parameters, validated like upstream (400 on nonsense)."""
+    rv, match, token = (
+        query.get("resourceVersion", ""),
+        query.get("resourceVersionMatch", ""),
+        query.get("continue", ""),
+    )
+    if match not in MATCHES:
+        raise errors.bad_request(f'resourceVersionMatch: Unsupported value: "{match}"')
+    if match and not rv:
+        raise errors.bad_request("resourceVersionMatch is forbidden unless resourceVersion is provided")
+    if token and rv not in ("", "0"):
+        raise errors.bad_request("specifying resource version is not allowed when using continue")
+    if rv and not rv.isdigit():
+        raise errors.bad_request(f'resourceVersion: Invalid value: "{rv}": must be a non-negative integer')
+    return ListOptions(
+        resource_version=rv,
+        resource_version_match=match,
+        limit=_non_negative(query.get("limit", "0"), "limit"),
+        continue_token=token,
+        predicate=selector_predicate(query, strategy),
+        allow_bookmarks=query.get("allowWatchBookmarks") in ("true", "1"),
+        send_initial_events=_optional_bool(query.get("sendInitialEvents")),
+    )
+
+
+def selector_predicate(query: dict[str, str], strategy: Strategy) -> Predicate | None:
+    try:
+        labels = parse_label_selector(query.get("labelSelector", ""))
+        fields = parse_field_selector(query.get("fieldSelector", ""))
+    except SelectorError as err:
+        raise errors.bad_request(str(err)) from None
+    allowed = set(strategy.selectable_fields({"metadata": {"name": "", "namespace": ""}}))
+    for field, _op, _value in fields.requirements:
+        if field not in allowed:
+            raise errors.bad_request(f"field label not supported: {field}")
+    if labels.empty and not fields.requirements:
+        return None
+
+    def matches(obj: Object) -> bool:
+        meta = obj.get("metadata", {})
+        return labels.matches(meta.get("labels") or {}) and fields.matches(strategy.selectable_fields(obj))
+
+    return matches
+
+
+def _non_negative(value: str, name: str) -> int:
+    if not value.isdigit():
+        raise errors.bad_request(f'{name}: Invalid value: "{value}": must be a non-negative integer')
+    return int(value)
+
+
+def _optional_bool(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    return value in ("true", "1")

@@ -1,0 +1,163 @@
+"""The resource endpoints: every verb on every resource of the catalog, one ASGI app.
+
+``/api/v1/...`` and ``/apis/{group}/{version}/...`` requests arrive with their ``RequestInfo``;
+this module picks the store, decodes, calls the registry and encodes (JSON object or list, a
+Table when asked, or a watch stream). Every failure is an ``ApiError`` rendered as a Status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from apiserver.endpoints import body as bodies
+from apiserver.endpoints.listing import list_options
+from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.requestinfo import RequestInfo, request_info
+from apiserver.endpoints.table import table_version, to_table
+from apiserver.endpoints.watch import watch_response
+from apiserver.registry.catalog import Catalog
+from apiserver.registry.store import GenericStore
+from apiserver.registry.strategy import Object
+from minikube_py.api import errors
+
+NOT_FOUND = "the server could not find the requested resource"
+
+
+def status_json(err: errors.ApiError) -> Response:
+    headers = {"Retry-After": str(err.retry_after)} if err.retry_after else None
+    return JSONResponse(err.status(), status_code=err.code, headers=headers)
+
+
+class ResourceEndpoints:
+    """ASGI app serving resource requests (``RequestInfo.is_resource_request``)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        info = scope.get("request_info") or request_info(
+            request.method, request.url.path, dict(request.query_params)
+        )
+        try:
+            response = await self.dispatch(request, info)
+        except errors.ApiError as err:
+            response = status_json(err)
+        await response(scope, receive, send)
+
+    async def dispatch(self, request: Request, info: RequestInfo) -> Response:
+        store = self._store(info)
+        query = dict(request.query_params)
+        namespace = info.namespace if store.rt.namespaced else ""
+        if info.verb == "list":
+            return await self._list(request, store, namespace, query)
+        if info.verb == "watch":
+            return watch_response(request, store, namespace, query)
+        if info.verb == "create":
+            return await self._create(request, store, namespace, query)
+        if info.verb == "get":
+            obj = await store.get(namespace, info.name, query.get("resourceVersion", ""))
+            return self._encode(request, store, obj)
+        if info.verb in ("update", "patch"):
+            return await self._update(request, store, info, namespace, query)
+        if info.verb == "delete":
+            options = bodies.delete_options(await request.body(), query)
+            return self._encode(request, store, await store.delete(namespace, info.name, options))
+        raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
+
+    def _store(self, info: RequestInfo) -> GenericStore:
+        store = self.catalog.store(info.api_group, info.api_version, info.resource)
+        if store is None:
+            raise errors.ApiError(404, "NotFound", NOT_FOUND)
+        if info.subresource and info.subresource != "status":
+            raise errors.ApiError(404, "NotFound", NOT_FOUND)
+        if info.subresource and store.rt.subresource(info.subresource) is None:
+            raise errors.ApiError(404, "NotFound", NOT_FOUND)
+        if store.rt.namespaced and info.name and not info.namespace:
+            raise errors.ApiError(404, "NotFound", NOT_FOUND)
+        if info.subresource == "status" and info.verb not in ("get", "update", "patch"):
+            raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
+        return store
+
+    async def _list(
+        self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]
+    ) -> Response:
+        result = await store.list(namespace, list_options(query, store.strategy))
+        version = table_version(request.headers.get("accept", ""))
+        if version is not None:
+            table = to_table(
+                store.strategy,
+                result.items,
+                version=version,
+                include_object=query.get("includeObject", ""),
+                resource_version=result.resource_version,
+                continue_token=result.continue_token,
+            )
+            return JSONResponse(table)
+        meta: dict[str, Any] = {"resourceVersion": result.resource_version}
+        if result.continue_token:
+            meta["continue"] = result.continue_token
+        if result.remaining_item_count is not None:
+            meta["remainingItemCount"] = result.remaining_item_count
+        body = {
+            "kind": store.rt.list_kind,
+            "apiVersion": store.rt.api_version,
+            "metadata": meta,
+            "items": [_with_kind(store, obj) for obj in result.items],
+        }
+        return JSONResponse(body)
+
+    async def _create(
+        self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]
+    ) -> Response:
+        obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+        bodies.check_kind(obj, store.rt.api_version, store.rt.kind)
+        created = await store.create(namespace, obj, dry_run=bodies.dry_run(query))
+        return self._encode(request, store, created, status_code=201)
+
+    async def _update(
+        self,
+        request: Request,
+        store: GenericStore,
+        info: RequestInfo,
+        namespace: str,
+        query: dict[str, str],
+    ) -> Response:
+        raw = await request.body()
+        if info.verb == "patch":
+            mutate = patcher(store.rt, request.headers.get("content-type"), raw)
+        else:
+            desired = bodies.decode_object(raw, request.headers.get("content-type"))
+            bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
+
+            def mutate(current: Object) -> Object:
+                return desired
+
+        updated = await store.update(
+            namespace,
+            info.name,
+            mutate,
+            subresource=info.subresource,
+            dry_run=bodies.dry_run(query),
+        )
+        return self._encode(request, store, updated)
+
+    def _encode(self, request: Request, store: GenericStore, obj: Object, status_code: int = 200) -> Response:
+        version = table_version(request.headers.get("accept", ""))
+        if version is not None:
+            include = request.query_params.get("includeObject", "")
+            return JSONResponse(
+                to_table(store.strategy, [obj], version=version, include_object=include),
+                status_code=status_code,
+            )
+        return JSONResponse(_with_kind(store, obj), status_code=status_code)
+
+
+def _with_kind(store: GenericStore, obj: Object) -> Object:
+    if obj.get("kind") == store.rt.kind and obj.get("apiVersion") == store.rt.api_version:
+        return obj
+    return {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}

@@ -1,0 +1,65 @@
+"""Routes ``/api`` and ``/apis`` requests: discovery for the group and version paths, the
+resource endpoints for the rest. Everything else goes to the non-resource app (health,
+version, OpenAPI)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from apiserver.endpoints import discovery
+from apiserver.endpoints.requestinfo import request_info
+from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_json
+from apiserver.registry.catalog import Catalog
+from minikube_py.api import errors
+
+
+class APIRouter:
+    def __init__(self, catalog: Catalog, other: ASGIApp) -> None:
+        self.catalog = catalog
+        self.resources = ResourceEndpoints(catalog)
+        self.other = other
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not (path in ("/api", "/apis") or path.startswith(("/api/", "/apis/"))):
+            await self.other(scope, receive, send)
+            return
+        info = scope.get("request_info")
+        if info is None:
+            request = Request(scope)
+            info = scope["request_info"] = request_info(request.method, path, dict(request.query_params))
+        if info.is_resource_request:
+            await self.resources(scope, receive, send)
+            return
+        response = self.discover(Request(scope, receive), path)
+        await response(scope, receive, send)
+
+    def discover(self, request: Request, path: str) -> Response:
+        if request.method not in ("GET", "HEAD"):
+            return status_json(
+                errors.ApiError(
+                    405, "MethodNotAllowed", "the server does not allow this method on the requested resource"
+                )
+            )
+        scheme = self.catalog.scheme
+        parts = [p for p in path.strip("/").split("/") if p]
+        if parts == ["api"]:
+            return discovery.discovery_response(scheme, request, legacy=True)
+        if parts == ["apis"]:
+            return discovery.discovery_response(scheme, request, legacy=False)
+        if parts[0] == "api" and len(parts) == 2:
+            body = discovery.api_resource_list(scheme, "", parts[1])
+        elif parts[0] == "apis" and len(parts) == 3:
+            body = discovery.api_resource_list(scheme, parts[1], parts[2])
+        elif parts[0] == "apis" and len(parts) == 2:
+            group = discovery.api_group_list(scheme)["groups"]
+            body = next(
+                (dict(g, kind="APIGroup", apiVersion="v1") for g in group if g["name"] == parts[1]), None
+            )
+        else:
+            body = None
+        if body is None:
+            return status_json(errors.ApiError(404, "NotFound", NOT_FOUND))
+        return JSONResponse(body)

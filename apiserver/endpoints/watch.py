@@ -1,0 +1,76 @@
+"""Watch streams: one JSON object per line (``{"type": ..., "object": ...}``), flushed per event.
+
+``timeoutSeconds`` ends the stream cleanly (clients re-watch from their last RV); a client
+that goes away cancels it. With a Table Accept each event carries a one-row Table, and only the
+first one carries the column definitions (as upstream). BOOKMARK events are only sent when
+asked for, and carry the resource's apiVersion and kind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+
+from apiserver.endpoints.listing import list_options
+from apiserver.endpoints.table import table_version, to_table
+from apiserver.registry.store import GenericStore
+from apiserver.storage.errors import TooLargeResourceVersionError
+from apiserver.storage.interface import BOOKMARK, ERROR, WatchEvent
+from minikube_py.api import errors
+
+MAX_TIMEOUT_SECONDS = 1800
+
+
+def watch_response(
+    request: Request, store: GenericStore, namespace: str, query: dict[str, str]
+) -> StreamingResponse:
+    opts = list_options(query, store.strategy)
+    timeout = _timeout(query.get("timeoutSeconds", ""))
+    table = table_version(request.headers.get("accept", ""))
+    include = query.get("includeObject", "")
+    stream = _lines(store, namespace, opts, timeout, table, include)
+    return StreamingResponse(stream, media_type="application/json")
+
+
+async def _lines(
+    store: GenericStore, namespace: str, opts: Any, timeout: float, table: str | None, include: str
+) -> AsyncIterator[bytes]:
+    watch = store.watch(namespace, opts)
+    first = True
+    try:
+        async with asyncio.timeout(timeout):
+            try:
+                async for event in watch:
+                    line = _encode(store, event, table, include, first)
+                    first = first and event.type in (BOOKMARK, ERROR)
+                    yield line
+            except TooLargeResourceVersionError as err:
+                yield _encode(store, WatchEvent(ERROR, errors.timeout(str(err)).status()), None, "", False)
+    except TimeoutError:
+        return
+    finally:
+        await watch.close()
+
+
+def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: str, first: bool) -> bytes:
+    obj = event.object
+    if event.type == BOOKMARK:
+        obj = {"kind": store.rt.kind, "apiVersion": store.rt.api_version, **obj}
+    elif event.type != ERROR:
+        obj = {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
+        if table is not None:
+            obj = to_table(store.strategy, [obj], version=table, include_object=include, with_columns=first)
+    return json.dumps({"type": event.type, "object": obj}, separators=(",", ":")).encode() + b"\n"
+
+
+def _timeout(value: str) -> float:
+    if not value:
+        return MAX_TIMEOUT_SECONDS
+    if not value.isdigit():
+        raise errors.bad_request(f'timeoutSeconds: Invalid value: "{value}": must be a non-negative integer')
+    return min(int(value), MAX_TIMEOUT_SECONDS) or MAX_TIMEOUT_SECONDS

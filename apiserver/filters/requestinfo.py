@@ -1,0 +1,20 @@
+"""Fills ``scope["request_info"]`` (what the request means) for every later stage."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from apiserver.endpoints.requestinfo import request_info
+
+
+class RequestInfoFilter:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+            scope["request_info"] = request_info(scope["method"], scope["path"], query)
+        await self.app(scope, receive, send)

@@ -1,0 +1,1 @@
+"""Patch formats the apiserver accepts: JSON patch, JSON merge patch and strategic merge patch."""

@@ -1,0 +1,1 @@
+"""The registry: resource semantics (one generic store, one small strategy per resource)."""

@@ -1,0 +1,79 @@
+"""The catalog: every served resource with its strategy, storage (a watch cache each) and
+store. Discovery, routing and OpenAPI are generated from it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+from apiserver.registry.resources.configmap import ConfigMapStrategy
+from apiserver.registry.resources.generic import PlainStrategy, SpecStatusStrategy
+from apiserver.registry.resources.namespace import NamespaceStrategy
+from apiserver.registry.resources.secret import SecretStrategy
+from apiserver.registry.store import GenericStore
+from apiserver.registry.strategy import Strategy
+from apiserver.storage.cacher import Cacher
+from apiserver.storage.errors import KeyNotFoundError
+from apiserver.storage.keys import object_key, resource_prefix
+from apiserver.storage.kv import KV
+from apiserver.storage.objects import KVObjectStorage
+from minikube_py.api import errors
+from minikube_py.api.builtin import builtin_scheme
+from minikube_py.api.scheme import ResourceType, Scheme
+
+STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
+    ("", "Namespace"): NamespaceStrategy,
+    ("", "ConfigMap"): ConfigMapStrategy,
+    ("", "Secret"): SecretStrategy,
+}
+
+
+def strategy_for(rt: ResourceType) -> Strategy:
+    cls = STRATEGIES.get((rt.group, rt.kind))
+    if cls is not None:
+        return cls()
+    return SpecStatusStrategy() if rt.subresource("status") else PlainStrategy()
+
+
+class Catalog:
+    """Stores by (group, version, resource); ``run`` keeps every watch cache in sync."""
+
+    def __init__(self, kv: KV, scheme: Scheme | None = None) -> None:
+        self.scheme = scheme or builtin_scheme()
+        self.kv = kv
+        storage = KVObjectStorage(kv)
+        self._cachers: dict[str, Cacher] = {}
+        self._stores: dict[tuple[str, str, str], GenericStore] = {}
+        for rt in self.scheme:
+            prefix = resource_prefix(rt.resource)
+            cacher = self._cachers.setdefault(prefix, Cacher(storage, prefix))
+            store = GenericStore(rt, strategy_for(rt), cacher, self.check_namespace)
+            self._stores[(rt.group, rt.version, rt.resource)] = store
+
+    def store(self, group: str, version: str, resource: str) -> GenericStore | None:
+        return self._stores.get((group, version, resource))
+
+    def __iter__(self) -> Iterator[GenericStore]:
+        return iter(self._stores.values())
+
+    async def run(self) -> None:
+        """Run every watch cache until cancelled."""
+        async with asyncio.TaskGroup() as tasks:
+            for cacher in self._cachers.values():
+                tasks.create_task(cacher.run())
+
+    async def wait_ready(self) -> None:
+        await asyncio.gather(*(c.wait_ready() for c in self._cachers.values()))
+
+    async def check_namespace(self, namespace: str, rt: ResourceType, name: str) -> None:
+        """Namespaced objects need an existing namespace that is not being deleted."""
+        cacher = self._cachers[resource_prefix("namespaces")]
+        try:
+            ns = await cacher.get(object_key("namespaces", namespace), resource_version="0")
+        except KeyNotFoundError:
+            raise errors.not_found("namespaces", namespace) from None
+        if ns["metadata"].get("deletionTimestamp") or ns.get("status", {}).get("phase") == "Terminating":
+            why = f"unable to create new content in namespace {namespace} because it is being terminated"
+            error = errors.forbidden(rt.resource, name, rt.group, why)
+            error.causes = [errors.Cause("NamespaceTerminating", why, "metadata.namespace")]
+            raise error

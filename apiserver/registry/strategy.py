@@ -1,0 +1,82 @@
+"""``Strategy``: the policy of one resource; ``GenericStore`` is the engine that calls it.
+
+A strategy says what is special about a resource: defaults and cleanup before create and
+update, validation, which fields can be selected, whether deletion is graceful, and the Table
+columns ``kubectl get`` shows. The base class is the policy of a plain object (ConfigMap-like);
+resources override only what differs, one small file each under ``resources/``.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from minikube_py.api.errors import Cause
+
+Object = dict[str, Any]
+
+# (name, type, format, description, priority); priority 1 columns show with ``-o wide``.
+Column = tuple[str, str, str, str, int]
+NAME_COLUMN: Column = ("Name", "string", "name", "Name must be unique within a namespace.", 0)
+CREATED_AT_COLUMN: Column = ("Created At", "date", "", "Creation timestamp of the object.", 0)
+
+
+class Strategy:
+    """Defaults for every hook; override per resource."""
+
+    #: the part of the object that the ``/status`` subresource owns (None: no status split)
+    status_field: str | None = None
+    #: the part whose change bumps ``metadata.generation``
+    spec_field: str | None = None
+    #: how names are validated: "subdomain" (most kinds), "label" (namespaces, services)
+    name_rule: str = "subdomain"
+
+    def prepare_for_create(self, obj: Object) -> None:
+        """Reset what a client may not set on create (e.g. status)."""
+        if self.status_field is not None:
+            obj.pop(self.status_field, None)
+
+    def prepare_for_update(self, new: Object, old: Object) -> None:
+        """Keep what a main-resource update may not change (the status)."""
+        if self.status_field is not None:
+            if self.status_field in old:
+                new[self.status_field] = copy.deepcopy(old[self.status_field])
+            else:
+                new.pop(self.status_field, None)
+
+    def prepare_for_status_update(self, new: Object, old: Object) -> Object:
+        """A status update changes only the status: the result is ``old`` with ``new``'s status."""
+        assert self.status_field is not None
+        merged = copy.deepcopy(old)
+        merged["metadata"] = new["metadata"]
+        if self.status_field in new:
+            merged[self.status_field] = new[self.status_field]
+        else:
+            merged.pop(self.status_field, None)
+        return merged
+
+    def validate(self, obj: Object) -> list[Cause]:
+        """Errors of a new object (beyond ObjectMeta, which the store checks)."""
+        return []
+
+    def validate_update(self, new: Object, old: Object) -> list[Cause]:
+        return self.validate(new)
+
+    def selectable_fields(self, obj: Object) -> dict[str, str]:
+        """Fields a ``fieldSelector`` may name, with their values."""
+        meta = obj.get("metadata", {})
+        fields = {"metadata.name": meta.get("name", "")}
+        if "namespace" in meta:
+            fields["metadata.namespace"] = meta.get("namespace", "")
+        return fields
+
+    def graceful_delete_seconds(self, obj: Object) -> int:
+        """Seconds of graceful deletion (0: delete at once)."""
+        return 0
+
+    def table_columns(self) -> list[Column]:
+        return [NAME_COLUMN, CREATED_AT_COLUMN]
+
+    def table_cells(self, obj: Object, now: float) -> list[Any]:
+        meta = obj.get("metadata", {})
+        return [meta.get("name", ""), meta.get("creationTimestamp", "")]

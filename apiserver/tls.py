@@ -1,0 +1,41 @@
+"""The verified client certificate, handed to the ASGI app (uvicorn does not do it).
+
+``ClientCertH11Protocol`` is uvicorn's h11 protocol plus, per connection, the ASGI TLS
+extension (``scope["extensions"]["tls"]``) with the subject of the peer certificate that the
+TLS handshake verified against the cluster CA. Pass it as ``uvicorn.Config(http=...)``.
+Only certificates the handshake verified reach here (``CERT_OPTIONAL`` with the CA loaded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+
+def client_subject(transport: asyncio.BaseTransport) -> list[tuple[str, str]] | None:
+    """The peer certificate's subject as (attribute, value) pairs, or None without one."""
+    ssl_object = transport.get_extra_info("ssl_object")
+    cert: Any = ssl_object.getpeercert() if ssl_object is not None else None
+    if not cert:
+        return None
+    return [(key, value) for rdn in cert.get("subject", ()) for key, value in rdn]
+
+
+class ClientCertH11Protocol(H11Protocol):
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        subject = client_subject(transport)
+        if subject is not None:
+            self.app = _with_tls_extension(self.app, subject)
+
+
+def _with_tls_extension(app: ASGIApp, subject: list[tuple[str, str]]) -> ASGIApp:
+    async def with_tls(scope: Scope, receive: Receive, send: Send) -> None:
+        extensions = dict(scope.get("extensions") or {})
+        extensions["tls"] = {**extensions.get("tls", {}), "client_subject": subject}
+        await app({**scope, "extensions": extensions}, receive, send)
+
+    return with_tls

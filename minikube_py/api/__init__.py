@@ -1,0 +1,1 @@
+"""Kubernetes API machinery shared by every component: scheme, errors, selectors, quantities."""

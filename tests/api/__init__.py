@@ -1,0 +1,1 @@
+"""Tests of the shared API machinery: selectors, validation, quantities."""

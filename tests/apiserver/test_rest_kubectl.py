@@ -1,0 +1,133 @@
+"""The REST surface against real kubectl (1.27, the default 1.32, 1.33) over HTTPS."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, free_port, kubectl, start_up
+
+pytestmark = pytest.mark.e2e
+
+VERSIONS = {
+    "1.27": str(KUBECTL_DIR / "kubectl.1.27"),
+    "1.32": KUBECTL,
+    "1.33": str(KUBECTL_DIR / "kubectl.1.33"),
+}
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    running = start_up(tmp_path_factory.mktemp("rest"), free_port())
+    running.wait_ready()
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+@pytest.fixture(params=list(VERSIONS))
+def k(request: pytest.FixtureRequest, cluster: Cluster) -> object:
+    binary = VERSIONS[request.param]
+    assert Path(binary).exists() or binary == KUBECTL, f"{binary} must ship beside kubectl"
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        if stdin is None:
+            return kubectl(cluster, *args, binary=binary)
+        cache = cluster.data_dir.parent / f"kube-cache-{request.param}"
+        command = [binary, "--kubeconfig", str(cluster.kubeconfig), "--cache-dir", str(cache), *args]
+        return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=30)
+
+    run.version = request.param  # type: ignore[attr-defined]
+    return run
+
+
+def ok(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_system_namespaces_exist(k: object) -> None:
+    out = ok(k("get", "ns"))  # type: ignore[operator]
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAME", "STATUS", "AGE"]
+    names = {line.split()[0] for line in lines[1:]}
+    assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= names
+    assert all(line.split()[1] == "Active" for line in lines[1:])
+
+
+def test_api_resources_lists_the_catalog(k: object) -> None:
+    out = ok(k("api-resources"))  # type: ignore[operator]
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    assert rows["configmaps"][1:] == ["cm", "v1", "true", "ConfigMap"]
+    assert rows["deployments"][1:] == ["deploy", "apps/v1", "true", "Deployment"]
+    assert rows["namespaces"][1:] == ["ns", "v1", "false", "Namespace"]
+
+
+def test_configmap_lifecycle(k: object) -> None:
+    run = k  # type: ignore[assignment]
+    name = f"cm-{run.version.replace('.', '-')}"  # type: ignore[attr-defined]
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "labels": {"app": "web"}},
+        "data": {"a": "1", "b": "2"},
+    }
+    ok(run("create", "-f", "-", stdin=json.dumps(manifest)))  # type: ignore[operator]
+    again = run("create", "-f", "-", stdin=json.dumps(manifest))  # type: ignore[operator]
+    assert again.returncode != 0
+    assert f'configmaps "{name}" already exists' in again.stderr
+    table = ok(run("get", "cm", name)).splitlines()  # type: ignore[operator]
+    assert table[0].split() == ["NAME", "DATA", "AGE"]
+    assert table[1].split()[:2] == [name, "2"]
+    got = json.loads(ok(run("get", "cm", name, "-o", "json")))  # type: ignore[operator]
+    assert got["data"] == {"a": "1", "b": "2"} and got["metadata"]["uid"]
+    assert name in ok(run("get", "cm", "-l", "app=web", "-o", "name"))  # type: ignore[operator]
+    assert name not in ok(run("get", "cm", "-l", "app!=web", "-o", "name"))  # type: ignore[operator]
+    ok(run("label", "cm", name, "tier=backend"))  # type: ignore[operator]
+    ok(run("annotate", "cm", name, "note=hello"))  # type: ignore[operator]
+    ok(run("patch", "cm", name, "-p", '{"data":{"c":"3"}}'))  # type: ignore[operator]
+    ok(run("patch", "cm", name, "--type=merge", "-p", '{"data":{"a":null}}'))  # type: ignore[operator]
+    ok(run("patch", "cm", name, "--type=json", "-p", '[{"op":"replace","path":"/data/b","value":"20"}]'))  # type: ignore[operator]
+    got = json.loads(ok(run("get", "cm", name, "-o", "json")))  # type: ignore[operator]
+    assert got["data"] == {"b": "20", "c": "3"}
+    assert got["metadata"]["labels"] == {"app": "web", "tier": "backend"}
+    assert got["metadata"]["annotations"]["note"] == "hello"
+    dry = ok(run("delete", "cm", name, "--dry-run=server"))  # type: ignore[operator]
+    assert "server dry run" in dry
+    ok(run("get", "cm", name))  # type: ignore[operator]
+    ok(run("delete", "cm", name))  # type: ignore[operator]
+    gone = run("get", "cm", name)  # type: ignore[operator]
+    assert gone.returncode != 0 and f'configmaps "{name}" not found' in gone.stderr
+
+
+def test_replace_with_stale_resource_version_conflicts(k: object) -> None:
+    run = k  # type: ignore[assignment]
+    name = f"rep-{run.version.replace('.', '-')}"  # type: ignore[attr-defined]
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}}
+    ok(run("create", "-f", "-", stdin=json.dumps(manifest)))  # type: ignore[operator]
+    current = json.loads(ok(run("get", "cm", name, "-o", "json")))  # type: ignore[operator]
+    current["data"]["k"] = "changed"
+    ok(run("replace", "-f", "-", stdin=json.dumps(current)))  # type: ignore[operator]
+    stale = run("replace", "-f", "-", stdin=json.dumps(current))  # type: ignore[operator]
+    assert stale.returncode != 0
+    assert "the object has been modified" in stale.stderr
+    ok(run("delete", "cm", name))  # type: ignore[operator]
+
+
+def test_invalid_name_is_422_with_upstream_message(k: object) -> None:
+    bad = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Bad_Name"}}
+    result = k("create", "-f", "-", stdin=json.dumps(bad))  # type: ignore[operator]
+    assert result.returncode != 0
+    assert 'The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"' in result.stderr
+
+
+def test_get_raw_and_missing_namespace(k: object) -> None:
+    out = json.loads(ok(k("get", "--raw", "/api/v1/namespaces/default")))  # type: ignore[operator]
+    assert out["kind"] == "Namespace" and out["status"]["phase"] == "Active"
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "nope"}}
+    missing = k("create", "-f", "-", stdin=json.dumps(manifest))  # type: ignore[operator]
+    assert missing.returncode != 0 and 'namespaces "nope" not found' in missing.stderr
