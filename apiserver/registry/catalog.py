@@ -7,9 +7,23 @@ import asyncio
 from collections.abc import Iterator
 
 from apiserver.registry.resources.configmap import ConfigMapStrategy
+from apiserver.registry.resources.daemonset import DaemonSetStrategy
+from apiserver.registry.resources.deployment import DeploymentStrategy
+from apiserver.registry.resources.endpoints import EndpointsStrategy
+from apiserver.registry.resources.event import EventStrategy
 from apiserver.registry.resources.generic import PlainStrategy, SpecStatusStrategy
+from apiserver.registry.resources.job import JobStrategy
+from apiserver.registry.resources.lease import LeaseStrategy
 from apiserver.registry.resources.namespace import NamespaceStrategy
+from apiserver.registry.resources.node import NodeStrategy
+from apiserver.registry.resources.pod import PodStrategy
+from apiserver.registry.resources.priorityclass import PriorityClassStrategy
+from apiserver.registry.resources.replicaset import ReplicaSetStrategy
 from apiserver.registry.resources.secret import SecretStrategy
+from apiserver.registry.resources.service import ServiceStrategy
+from apiserver.registry.resources.serviceaccount import ServiceAccountStrategy
+from apiserver.registry.resources.serviceallocator import ClusterIPAllocator, node_port_allocator
+from apiserver.registry.resources.statefulset import StatefulSetStrategy
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Strategy
 from apiserver.storage.cacher import Cacher
@@ -25,6 +39,18 @@ STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("", "Namespace"): NamespaceStrategy,
     ("", "ConfigMap"): ConfigMapStrategy,
     ("", "Secret"): SecretStrategy,
+    ("", "Pod"): PodStrategy,
+    ("", "Node"): NodeStrategy,
+    ("", "Endpoints"): EndpointsStrategy,
+    ("", "Event"): EventStrategy,
+    ("", "ServiceAccount"): ServiceAccountStrategy,
+    ("apps", "Deployment"): DeploymentStrategy,
+    ("apps", "ReplicaSet"): ReplicaSetStrategy,
+    ("apps", "DaemonSet"): DaemonSetStrategy,
+    ("apps", "StatefulSet"): StatefulSetStrategy,
+    ("batch", "Job"): JobStrategy,
+    ("coordination.k8s.io", "Lease"): LeaseStrategy,
+    ("scheduling.k8s.io", "PriorityClass"): PriorityClassStrategy,
 }
 
 
@@ -33,6 +59,22 @@ def strategy_for(rt: ResourceType) -> Strategy:
     if cls is not None:
         return cls()
     return SpecStatusStrategy() if rt.subresource("status") else PlainStrategy()
+
+
+def service_strategy(services: Cacher) -> ServiceStrategy:
+    """Services allocate cluster IPs and node ports; what stored services hold is taken."""
+
+    def cluster_ips() -> Iterator[str]:
+        for svc in services.objects():
+            yield from svc.get("spec", {}).get("clusterIPs") or [svc.get("spec", {}).get("clusterIP", "")]
+
+    def node_ports() -> Iterator[int]:
+        for svc in services.objects():
+            for port in svc.get("spec", {}).get("ports") or []:
+                if port.get("nodePort"):
+                    yield int(port["nodePort"])
+
+    return ServiceStrategy(ClusterIPAllocator(used=cluster_ips), node_port_allocator(used=node_ports))
 
 
 class Catalog:
@@ -47,7 +89,10 @@ class Catalog:
         for rt in self.scheme:
             prefix = resource_prefix(rt.resource)
             cacher = self._cachers.setdefault(prefix, Cacher(storage, prefix))
-            store = GenericStore(rt, strategy_for(rt), cacher, self.check_namespace)
+            strategy = (
+                service_strategy(cacher) if (rt.group, rt.kind) == ("", "Service") else strategy_for(rt)
+            )
+            store = GenericStore(rt, strategy, cacher, self.check_namespace)
             self._stores[(rt.group, rt.version, rt.resource)] = store
 
     def store(self, group: str, version: str, resource: str) -> GenericStore | None:

@@ -279,6 +279,11 @@ class Cacher:
     def unregister(self, watcher: CacheWatcher) -> None:
         self._watchers.discard(watcher)
 
+    def objects(self, prefix: str = "") -> builtins.list[Object]:
+        """The cached objects under ``prefix`` (default: all), in key order. Shared: copy
+        before mutating."""
+        return self._state(prefix or self.prefix)
+
     def _state(self, prefix: str) -> builtins.list[Object]:
         lo = bisect.bisect_left(self._keys, prefix)
         hi = bisect.bisect_left(self._keys, key_range_end(prefix))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -131,3 +132,94 @@ def test_get_raw_and_missing_namespace(k: object) -> None:
     manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "nope"}}
     missing = k("create", "-f", "-", stdin=json.dumps(manifest))  # type: ignore[operator]
     assert missing.returncode != 0 and 'namespaces "nope" not found' in missing.stderr
+
+
+def deployment(name: str, env: list[dict[str, str]], image: str = "nginx:1.27") -> dict[str, object]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {
+                    "containers": [
+                        {"name": "web", "image": image, "ports": [{"containerPort": 80}], "env": env}
+                    ]
+                },
+            },
+        },
+    }
+
+
+def test_apply_twice_keeps_ports_and_drops_removed_env(k: object) -> None:
+    run = k  # type: ignore[assignment]
+    name = f"app-{run.version.replace('.', '-')}"  # type: ignore[attr-defined]
+    first = deployment(name, [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}])
+    ok(run("apply", "-f", "-", stdin=json.dumps(first)))  # type: ignore[operator]
+    second = deployment(name, [{"name": "A", "value": "10"}], image="nginx:1.28")
+    ok(run("apply", "-f", "-", stdin=json.dumps(second)))  # type: ignore[operator]
+    got = json.loads(ok(run("get", "deploy", name, "-o", "json")))  # type: ignore[operator]
+    (container,) = got["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "nginx:1.28"
+    assert container["env"] == [{"name": "A", "value": "10"}]
+    assert container["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert got["metadata"]["generation"] == 2
+    table = ok(run("get", "deploy", name)).splitlines()  # type: ignore[operator]
+    assert table[0].split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
+    ok(run("delete", "deploy", name))  # type: ignore[operator]
+
+
+def test_pods_table_and_immediate_delete_when_unscheduled(k: object) -> None:
+    run = k  # type: ignore[assignment]
+    name = f"pod-{run.version.replace('.', '-')}"  # type: ignore[attr-defined]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "3600"]}]},
+    }
+    ok(run("create", "-f", "-", stdin=json.dumps(pod)))  # type: ignore[operator]
+    table = ok(run("get", "pod", name, "-o", "wide")).splitlines()  # type: ignore[operator]
+    assert table[0].split()[:5] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+    assert table[1].split()[:4] == [name, "0/1", "Pending", "0"]
+    spec = json.loads(ok(run("get", "pod", name, "-o", "json")))["spec"]  # type: ignore[operator]
+    assert spec["restartPolicy"] == "Always" and spec["schedulerName"] == "default-scheduler"
+    assert ok(run("get", "pods", "--field-selector", "status.phase=Pending", "-o", "name")).strip()  # type: ignore[operator]
+    ok(run("delete", "pod", name, "--wait=true", "--timeout=10s"))  # type: ignore[operator]
+
+
+def test_watch_streams_changes(cluster: Cluster) -> None:
+    name = "watched"
+    cmd = [
+        KUBECTL,
+        "--kubeconfig",
+        str(cluster.kubeconfig),
+        "--cache-dir",
+        str(cluster.data_dir.parent / "kc-w"),
+    ]
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"n": "0"}}
+    subprocess.run(
+        [*cmd, "create", "-f", "-"], input=json.dumps(manifest), check=True, capture_output=True, text=True
+    )
+    watcher = subprocess.Popen(
+        [*cmd, "get", "cm", name, "--watch", "--request-timeout=5s", "-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # let the watch start before changing the object
+    for n in ("1", "2"):
+        patch = json.dumps({"data": {"n": n}})
+        subprocess.run([*cmd, "patch", "cm", name, "-p", patch], check=True, capture_output=True)
+    out, err = watcher.communicate(timeout=15)
+    decoder, seen, index = json.JSONDecoder(), [], 0
+    text = out.strip()
+    while index < len(text):
+        obj, index = decoder.raw_decode(text, index)
+        seen.append(obj["data"]["n"])
+        while index < len(text) and text[index].isspace():
+            index += 1
+    assert seen == ["0", "1", "2"], err

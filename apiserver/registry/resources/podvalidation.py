@@ -1,0 +1,146 @@
+"""Validation of pod specs and of workloads' pod templates, with upstream's messages
+(``pkg/apis/core/validation`` and ``pkg/apis/apps/validation``), as 422 causes.
+
+The essentials only: containers present, named (unique DNS labels) and with an image; supported
+restart and DNS policies; a workload's selector present, non-empty, immutable and matching its
+template's labels; non-negative replicas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.registry.strategy import Object
+from minikube_py.api.errors import Cause
+from minikube_py.api.field_errors import FieldError, invalid, not_supported, required
+from minikube_py.api.labels import SelectorError, label_selector_as_selector
+from minikube_py.api.validation import is_dns1123_label, validate_labels
+
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+NEGATIVE = "must be greater than or equal to 0"
+IMMUTABLE = "field is immutable"
+
+
+def to_causes(errs: list[FieldError]) -> list[Cause]:
+    """Field errors as ``details.causes`` (the message without the field path, like upstream)."""
+    return [Cause(e.reason, e.body(), e.field) for e in errs]
+
+
+def non_negative(spec: Object, key: str, path: str) -> list[FieldError]:
+    """``ValidateNonnegativeField`` for an optional integer of ``spec``."""
+    value = spec.get(key)
+    if isinstance(value, int) and value < 0:
+        return [invalid(f"{path}.{key}", value, NEGATIVE)]
+    return []
+
+
+def _validate_containers(containers: list[Any], path: str, taken: set[str]) -> list[FieldError]:
+    """Each container: a DNS-label name unique in ``taken`` (updated) and an image."""
+    errs: list[FieldError] = []
+    for i, container in enumerate(containers):
+        at = f"{path}[{i}]"
+        if not isinstance(container, dict):
+            errs.append(invalid(at, container, "must be an object"))
+            continue
+        name = str(container.get("name") or "")
+        if not name:
+            errs.append(required(f"{at}.name"))
+        else:
+            errs += [invalid(f"{at}.name", name, msg) for msg in is_dns1123_label(name)]
+        if not container.get("image"):
+            errs.append(required(f"{at}.image"))
+        if name and name in taken:
+            errs.append(FieldError("FieldValueDuplicate", f"{at}.name", name))
+        taken.add(name)
+    return errs
+
+
+def validate_pod_spec(spec: Object, path: str) -> list[FieldError]:
+    """``ValidatePodSpec``'s essentials for a pod (``path="spec"``) or a template."""
+    containers = spec.get("containers") or []
+    errs: list[FieldError] = []
+    if not containers:
+        errs.append(required(f"{path}.containers"))
+    names: set[str] = set()
+    errs += _validate_containers(containers, f"{path}.containers", names)
+    errs += _validate_containers(spec.get("initContainers") or [], f"{path}.initContainers", names)
+    restart = spec.get("restartPolicy", "")
+    if not restart:
+        errs.append(required(f"{path}.restartPolicy"))
+    elif restart not in RESTART_POLICIES:
+        errs.append(not_supported(f"{path}.restartPolicy", restart, RESTART_POLICIES))
+    dns = spec.get("dnsPolicy", "")
+    if dns and dns not in DNS_POLICIES:
+        errs.append(not_supported(f"{path}.dnsPolicy", dns, DNS_POLICIES))
+    return errs + non_negative(spec, "terminationGracePeriodSeconds", path)
+
+
+def validate_pod(pod: Object) -> list[FieldError]:
+    """A pod's spec, and (pod-only) no spaces around image names."""
+    spec = pod.get("spec") or {}
+    errs = validate_pod_spec(spec, "spec")
+    for i, container in enumerate(spec.get("containers") or []):
+        image = container.get("image") if isinstance(container, dict) else None
+        if isinstance(image, str) and image != image.strip():
+            detail = "must not have leading or trailing whitespace"
+            errs.append(invalid(f"spec.containers[{i}].image", image, detail))
+    return errs
+
+
+def validate_template(
+    template: Any, selector: Any, path: str, restart_policies: tuple[str, ...] = ("Always",)
+) -> list[FieldError]:
+    """``ValidatePodTemplateSpecForReplicaSet``: labels match the selector, a valid pod spec, and a
+    restart policy among ``restart_policies`` (empty: no restriction)."""
+    if not isinstance(template, dict):
+        return [required(path)]
+    labels = (template.get("metadata") or {}).get("labels")
+    errs: list[FieldError] = []
+    try:
+        parsed = label_selector_as_selector(selector)
+    except SelectorError:
+        parsed = None
+    if parsed is not None and not parsed.empty and not parsed.matches(labels or {}):
+        detail = "`selector` does not match template `labels`"
+        errs.append(invalid(f"{path}.metadata.labels", labels, detail))
+    if isinstance(labels, dict):
+        errs += validate_labels({k: str(v) for k, v in labels.items()}, f"{path}.metadata.labels")
+    spec = template.get("spec") or {}
+    errs += validate_pod_spec(spec, f"{path}.spec")
+    restart = spec.get("restartPolicy")
+    if restart_policies and restart in RESTART_POLICIES and restart not in restart_policies:
+        errs.append(not_supported(f"{path}.spec.restartPolicy", restart, restart_policies))
+    return errs
+
+
+def validate_selector(spec: Object, kind: str) -> list[FieldError]:
+    """``spec.selector``: required, not empty (``empty selector is invalid for <kind>``), parseable."""
+    selector = spec.get("selector")
+    if selector is None:
+        return [required("spec.selector")]
+    errs: list[FieldError] = []
+    if isinstance(selector, dict) and not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        errs.append(invalid("spec.selector", selector, f"empty selector is invalid for {kind}"))
+    try:
+        label_selector_as_selector(selector)
+    except SelectorError:
+        errs.append(invalid("spec.selector", selector, "invalid label selector"))
+    return errs
+
+
+def validate_workload(obj: Object, kind: str, *, replicas: bool = True) -> list[FieldError]:
+    """A Deployment/ReplicaSet/DaemonSet/StatefulSet spec: replicas, selector and template."""
+    spec = obj.get("spec") or {}
+    errs = non_negative(spec, "replicas", "spec") if replicas else []
+    errs += validate_selector(spec, kind)
+    errs += validate_template(spec.get("template"), spec.get("selector"), "spec.template")
+    return errs
+
+
+def validate_selector_unchanged(new: Object, old: Object) -> list[FieldError]:
+    """apps/v1 selectors are immutable."""
+    selector = (new.get("spec") or {}).get("selector")
+    if selector != (old.get("spec") or {}).get("selector"):
+        return [invalid("spec.selector", selector, IMMUTABLE)]
+    return []

@@ -1,0 +1,24 @@
+"""ServiceAccounts: no status; ``kubectl get serviceaccounts`` counts their secrets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiserver.registry.age import age
+from apiserver.registry.resources.configmap import AGE_COLUMN
+from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+
+COLUMNS: list[Column] = [
+    NAME_COLUMN,
+    ("Secrets", "string", "", "Secrets is a list of the secrets in the same namespace that pods may use.", 0),
+    AGE_COLUMN,
+]
+
+
+class ServiceAccountStrategy(Strategy):
+    def table_columns(self) -> list[Column]:
+        return list(COLUMNS)
+
+    def table_cells(self, obj: Object, now: float) -> list[Any]:
+        meta = obj["metadata"]
+        return [meta["name"], len(obj.get("secrets") or []), age(meta.get("creationTimestamp"), now)]
