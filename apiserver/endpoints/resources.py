@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
 from apiserver.endpoints import body as bodies
+from apiserver.endpoints import subresources
 from apiserver.endpoints.listing import list_options
 from apiserver.endpoints.patching import patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
@@ -25,6 +26,8 @@ from apiserver.registry.strategy import Object
 from minikube_py.api import errors
 
 NOT_FOUND = "the server could not find the requested resource"
+ACTIONS = ("scale", "binding", "eviction")  # subresources with their own handlers
+SERVED_SUBRESOURCES = ("status", *ACTIONS)
 
 
 def status_json(err: errors.ApiError) -> Response:
@@ -53,6 +56,8 @@ class ResourceEndpoints:
         store = self._store(info)
         query = dict(request.query_params)
         namespace = info.namespace if store.rt.namespaced else ""
+        if info.subresource in ACTIONS:
+            return await self._subresource(request, store, info, namespace)
         if info.verb == "list":
             return await self._list(request, store, namespace, query)
         if info.verb == "watch":
@@ -67,13 +72,50 @@ class ResourceEndpoints:
         if info.verb == "delete":
             options = bodies.delete_options(await request.body(), query)
             return self._encode(request, store, await store.delete(namespace, info.name, options))
+        if info.verb == "deletecollection" and "deletecollection" in store.rt.verbs:
+            return await self._delete_collection(request, store, namespace, query)
         raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
+
+    async def _subresource(
+        self, request: Request, store: GenericStore, info: RequestInfo, namespace: str
+    ) -> Response:
+        if info.subresource == "scale":
+            return await subresources.scale(request, store, info.verb, namespace, info.name)
+        if info.verb != "create":
+            raise errors.method_not_supported(
+                f"{store.rt.resource}/{info.subresource}", store.rt.group, info.verb
+            )
+        if info.subresource == "binding":
+            return await subresources.binding(request, store, namespace, info.name)
+        return await subresources.eviction(request, store, namespace, info.name)
+
+    async def _delete_collection(
+        self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]
+    ) -> Response:
+        """Delete every object the selectors match (one list, then one delete each)."""
+        options = bodies.delete_options(await request.body(), query)
+        listed = await store.list(namespace, list_options(query, store.strategy))
+        deleted = []
+        for obj in listed.items:
+            meta = obj["metadata"]
+            try:
+                deleted.append(await store.delete(meta.get("namespace", ""), meta["name"], options))
+            except errors.ApiError as err:
+                if err.reason != "NotFound":
+                    raise
+        body = {
+            "kind": store.rt.list_kind,
+            "apiVersion": store.rt.api_version,
+            "metadata": {},
+            "items": deleted,
+        }
+        return JSONResponse(body)
 
     def _store(self, info: RequestInfo) -> GenericStore:
         store = self.catalog.store(info.api_group, info.api_version, info.resource)
         if store is None:
             raise errors.ApiError(404, "NotFound", NOT_FOUND)
-        if info.subresource and info.subresource != "status":
+        if info.subresource and info.subresource not in SERVED_SUBRESOURCES:
             raise errors.ApiError(404, "NotFound", NOT_FOUND)
         if info.subresource and store.rt.subresource(info.subresource) is None:
             raise errors.ApiError(404, "NotFound", NOT_FOUND)

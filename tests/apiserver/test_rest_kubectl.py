@@ -223,3 +223,90 @@ def test_watch_streams_changes(cluster: Cluster) -> None:
         while index < len(text) and text[index].isspace():
             index += 1
     assert seen == ["0", "1", "2"], err
+
+
+def test_scale_subresource(k: object) -> None:
+    run = k  # type: ignore[assignment]
+    name = f"sc-{run.version.replace('.', '-')}"  # type: ignore[attr-defined]
+    ok(run("create", "-f", "-", stdin=json.dumps(deployment(name, []))))  # type: ignore[operator]
+    ok(run("scale", "deploy", name, "--replicas=5"))  # type: ignore[operator]
+    assert json.loads(ok(run("get", "deploy", name, "-o", "json")))["spec"]["replicas"] == 5  # type: ignore[operator]
+    ok(run("scale", "deploy", name, "--current-replicas=5", "--replicas=3"))  # type: ignore[operator]
+    scale = json.loads(ok(run("get", "--raw", f"/apis/apps/v1/namespaces/default/deployments/{name}/scale")))  # type: ignore[operator]
+    assert scale["kind"] == "Scale" and scale["spec"]["replicas"] == 3
+    assert scale["status"]["selector"] == f"app={name}"
+    stale = run("scale", "deploy", name, "--current-replicas=5", "--replicas=1")  # type: ignore[operator]
+    assert stale.returncode != 0
+    ok(run("delete", "deploy", name))  # type: ignore[operator]
+
+
+def test_binding_sets_the_node_once(cluster: Cluster) -> None:
+    with cluster.client(
+        cert=(str(cluster.data_dir / "pki/admin.crt"), str(cluster.data_dir / "pki/admin.key"))
+    ) as c:
+        pod = {"metadata": {"name": "bound"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+        assert c.post("/api/v1/namespaces/default/pods", json=pod).status_code == 201
+        binding = {
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"name": "bound"},
+            "target": {"name": "n1"},
+        }
+        first = c.post("/api/v1/namespaces/default/pods/bound/binding", json=binding)
+        assert first.status_code == 201 and first.json()["status"] == "Success"
+        assert c.get("/api/v1/namespaces/default/pods/bound").json()["spec"]["nodeName"] == "n1"
+        again = c.post("/api/v1/namespaces/default/pods/bound/binding", json=binding)
+        assert again.status_code == 409 and again.json()["reason"] == "Conflict"
+        assert 'pod bound is already assigned to node "n1"' in again.json()["message"]
+        eviction = {
+            "apiVersion": "policy/v1",
+            "kind": "Eviction",
+            "metadata": {"name": "bound"},
+            "deleteOptions": {"gracePeriodSeconds": 0},
+        }
+        assert c.post("/api/v1/namespaces/default/pods/bound/eviction", json=eviction).status_code == 201
+        assert c.get("/api/v1/namespaces/default/pods/bound").status_code == 404
+
+
+def test_bad_input_gets_a_status_and_changes_nothing(cluster: Cluster) -> None:
+    with cluster.client() as c:
+        base = "/api/v1/namespaces/default/configmaps"
+        cases = [
+            (
+                c.post(base, content=b"{not json", headers={"content-type": "application/json"}),
+                400,
+                "BadRequest",
+            ),
+            (
+                c.post(
+                    base, content=b"[" * 100000 + b"]" * 100000, headers={"content-type": "application/json"}
+                ),
+                400,
+                "BadRequest",
+            ),
+            (
+                c.post(
+                    base, content=b"x" * (3 * 1024 * 1024 + 1), headers={"content-type": "application/json"}
+                ),
+                413,
+                "RequestEntityTooLarge",
+            ),
+            (
+                c.post(base, json={"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}),
+                400,
+                "BadRequest",
+            ),
+            (
+                c.patch(f"{base}/nothing", content=b"{}", headers={"content-type": "text/plain"}),
+                415,
+                "UnsupportedMediaType",
+            ),
+            (c.get(f"{base}?labelSelector=a%3D%3D%3Db"), 400, "BadRequest"),
+            (c.get(f"{base}?fieldSelector=spec.foo%3Dbar"), 400, "BadRequest"),
+            (c.get("/api/v1/nonsense"), 404, "NotFound"),
+        ]
+        for response, code, reason in cases:
+            assert response.status_code == code, response.text
+            body = response.json()
+            assert (body["kind"], body["reason"], body["code"]) == ("Status", reason, code)
+        assert c.get(f"{base}/x").status_code == 404

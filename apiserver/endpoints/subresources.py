@@ -1,0 +1,121 @@
+"""Subresources that are views or actions on their parent object: ``scale`` (autoscaling/v1
+Scale of deployments, replica sets and stateful sets), ``pods/binding`` (the scheduler sets
+``spec.nodeName``, once) and ``pods/eviction`` (policy/v1; a delete that disruption budgets may
+refuse, once they exist)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from apiserver.endpoints import body as bodies
+from apiserver.endpoints.patching import patcher
+from apiserver.registry.store import DeleteOptions, GenericStore
+from apiserver.registry.strategy import Object
+from apiserver.storage.interface import Preconditions
+from minikube_py.api import errors
+from minikube_py.api.labels import label_selector_as_selector
+from minikube_py.api.scheme import ResourceType
+
+SCALE_RT = ResourceType("autoscaling", "v1", "Scale", "scale", True)
+SCALE_META = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+
+def to_scale(obj: Object) -> Object:
+    meta = obj["metadata"]
+    selector = obj.get("spec", {}).get("selector")
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            k: meta[k]
+            for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+            if k in meta
+        },
+        "spec": {"replicas": obj.get("spec", {}).get("replicas", 0)},
+        "status": {
+            "replicas": obj.get("status", {}).get("replicas", 0),
+            "selector": str(label_selector_as_selector(selector)) if selector else "",
+        },
+    }
+
+
+async def scale(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
+    if verb == "get":
+        return JSONResponse(to_scale(await store.get(namespace, name)))
+    if verb not in ("update", "patch"):
+        raise errors.method_not_supported(store.rt.resource, store.rt.group, verb)
+    raw = await request.body()
+    content_type = request.headers.get("content-type")
+    if verb == "patch":
+        apply_patch = patcher(SCALE_RT, content_type, raw)
+
+        def desired_scale(current: Object) -> Object:
+            return apply_patch(to_scale(current))
+    else:
+        wanted = bodies.decode_json(raw)  # kubectl may send no Content-Type here
+        if not isinstance(wanted, dict):
+            raise errors.bad_request("Scale must be a JSON object")
+
+        def desired_scale(current: Object) -> Object:
+            return wanted
+
+    def mutate(current: Object) -> Object:
+        desired = desired_scale(current)
+        replicas = desired.get("spec", {}).get("replicas")
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            message = f"Invalid value: {replicas}: must be greater than or equal to 0"
+            raise errors.invalid(
+                "Scale", name, "autoscaling", [errors.Cause("FieldValueInvalid", message, "spec.replicas")]
+            )
+        rv = desired.get("metadata", {}).get("resourceVersion")
+        current.setdefault("spec", {})["replicas"] = replicas
+        if rv:
+            current["metadata"]["resourceVersion"] = rv
+        return current
+
+    updated = await store.update(namespace, name, mutate, dry_run=bodies.dry_run(dict(request.query_params)))
+    return JSONResponse(to_scale(updated))
+
+
+async def binding(request: Request, store: GenericStore, namespace: str, name: str) -> Response:
+    body = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    target = body.get("target") or {}
+    node = target.get("name")
+    if not node or target.get("kind", "Node") != "Node":
+        cause = errors.Cause("FieldValueRequired", "Required value", "target.name")
+        raise errors.invalid("Binding", name, "", [cause])
+
+    def bind(pod: Object) -> Object:
+        spec = pod.setdefault("spec", {})
+        if pod["metadata"].get("deletionTimestamp"):
+            raise errors.conflict(
+                "pods/binding", name, "", f"pod {name} is being deleted, cannot be assigned to a host"
+            )
+        if spec.get("nodeName"):
+            why = f'pod {name} is already assigned to node "{spec["nodeName"]}"'
+            raise errors.conflict("pods/binding", name, "", why)
+        spec["nodeName"] = node
+        annotations = (body.get("metadata") or {}).get("annotations") or {}
+        pod["metadata"].setdefault("annotations", {}).update(annotations)
+        return pod
+
+    await store.update(namespace, name, bind, subresource="binding")
+    return JSONResponse(SUCCESS, status_code=201)
+
+
+async def eviction(request: Request, store: GenericStore, namespace: str, name: str) -> Response:
+    body: dict[str, Any] = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    options = body.get("deleteOptions") or {}
+    pre = options.get("preconditions") or {}
+    delete = DeleteOptions(
+        grace_period_seconds=options.get("gracePeriodSeconds"),
+        propagation_policy=options.get("propagationPolicy") or "",
+        preconditions=Preconditions(pre.get("uid"), pre.get("resourceVersion")) if pre else None,
+        dry_run=bool(options.get("dryRun")),
+    )
+    await store.delete(namespace, name, delete)
+    return JSONResponse(SUCCESS, status_code=201)
