@@ -9,6 +9,8 @@ from apiserver.registry.store import DeleteOptions
 from apiserver.storage.errors import MAX_VALUE_BYTES
 from apiserver.storage.interface import Preconditions
 from minikube_py.api import errors
+from minikube_py.api.protobuf.decode import ProtobufError
+from minikube_py.api.protobuf.decode import decode_object as decode_protobuf
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -32,14 +34,28 @@ def decode_json(raw: bytes) -> Any:
 
 
 def decode_object(raw: bytes, content_type: str | None) -> dict[str, Any]:
-    """An object from a create/update body (JSON; YAML and protobuf come later)."""
+    """An object from a create/update body: JSON, or the protobuf that kubectl >= 1.32's typed
+    clients send (replies stay JSON)."""
     kind = media_type(content_type)
+    if kind == PROTOBUF:
+        return _decode_protobuf(raw)
     if kind not in ("", JSON, "*/*"):
-        raise errors.unsupported_media_type(kind, [JSON])
+        raise errors.unsupported_media_type(kind, [JSON, PROTOBUF])
     obj = decode_json(raw)
     if not isinstance(obj, dict):
         raise errors.bad_request("the request body must be a JSON object")
     return obj
+
+
+def _decode_protobuf(raw: bytes) -> dict[str, Any]:
+    if len(raw) > MAX_VALUE_BYTES:
+        raise errors.too_large("Request entity too large: limit is 3145728")
+    try:
+        return decode_protobuf(raw)
+    except ProtobufError as err:
+        if str(err).startswith("no protobuf decoding for"):
+            raise errors.unsupported_media_type(PROTOBUF, [JSON]) from None
+        raise errors.bad_request(f"the protobuf body could not be decoded: {err}") from None
 
 
 def check_kind(obj: dict[str, Any], api_version: str, kind: str) -> None:

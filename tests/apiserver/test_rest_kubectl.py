@@ -310,3 +310,22 @@ def test_bad_input_gets_a_status_and_changes_nothing(cluster: Cluster) -> None:
             body = response.json()
             assert (body["kind"], body["reason"], body["code"]) == ("Status", reason, code)
         assert c.get(f"{base}/x").status_code == 404
+
+
+def test_typed_create_commands_send_protobuf_on_new_kubectl(k: object) -> None:
+    """kubectl >= 1.32 sends protobuf bodies for `create configmap|secret|namespace|deployment`."""
+    run = k  # type: ignore[assignment]
+    suffix = run.version.replace(".", "-")  # type: ignore[attr-defined]
+    ok(run("create", "configmap", f"pb-{suffix}", "--from-literal=a=b"))  # type: ignore[operator]
+    ok(run("create", "secret", "generic", f"pb-{suffix}", "--from-literal=p=q"))  # type: ignore[operator]
+    ok(run("create", "namespace", f"pb-{suffix}"))  # type: ignore[operator]
+    ok(run("create", "deployment", f"pb-{suffix}", "--image=nginx", "--replicas=2", "--port=80"))  # type: ignore[operator]
+    cm = json.loads(ok(run("get", "cm", f"pb-{suffix}", "-o", "json")))  # type: ignore[operator]
+    assert cm["data"] == {"a": "b"}
+    secret = json.loads(ok(run("get", "secret", f"pb-{suffix}", "-o", "json")))  # type: ignore[operator]
+    assert secret["data"] == {"p": "cQ=="} and secret["type"] == "Opaque"
+    deploy = json.loads(ok(run("get", "deploy", f"pb-{suffix}", "-o", "json")))  # type: ignore[operator]
+    (container,) = deploy["spec"]["template"]["spec"]["containers"]
+    assert (container["image"], container["ports"][0]["containerPort"]) == ("nginx", 80)
+    assert deploy["spec"]["replicas"] == 2
+    ok(run("delete", "namespace", f"pb-{suffix}"))  # type: ignore[operator]
