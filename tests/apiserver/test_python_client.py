@@ -1,0 +1,73 @@
+"""The official ``kubernetes`` Python client, unmodified, against a running cluster."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from kubernetes import client, config, watch
+from kubernetes.client.rest import ApiException
+
+from tests.cluster import Cluster, free_port, start_up
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    running = start_up(tmp_path_factory.mktemp("pyclient"), free_port())
+    running.wait_ready()
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+@pytest.fixture
+def core(cluster: Cluster) -> client.CoreV1Api:
+    api_client = config.new_client_from_config(config_file=str(cluster.kubeconfig))
+    return client.CoreV1Api(api_client)
+
+
+def test_create_get_list_patch_delete(core: client.CoreV1Api) -> None:
+    body = client.V1ConfigMap(metadata=client.V1ObjectMeta(name="py", labels={"app": "py"}), data={"a": "1"})
+    created = core.create_namespaced_config_map("default", body)
+    assert created.metadata.uid and created.metadata.resource_version
+    listed = core.list_namespaced_config_map("default", label_selector="app=py")
+    assert [cm.metadata.name for cm in listed.items] == ["py"]
+    assert listed.metadata.resource_version
+    patched = core.patch_namespaced_config_map("py", "default", {"data": {"b": "2"}})
+    assert patched.data == {"a": "1", "b": "2"}
+    core.delete_namespaced_config_map("py", "default")
+    with pytest.raises(ApiException) as missing:
+        core.read_namespaced_config_map("py", "default")
+    assert missing.value.status == 404
+
+
+def test_watch_from_a_resource_version(core: client.CoreV1Api) -> None:
+    start = core.list_namespaced_config_map("default").metadata.resource_version
+    seen: list[tuple[str, str]] = []
+
+    def consume() -> None:
+        stream = watch.Watch().stream(
+            core.list_namespaced_config_map, "default", resource_version=start, timeout_seconds=5
+        )
+        for event in stream:
+            seen.append((event["type"], event["object"].metadata.name))
+            if len(seen) == 3:
+                break
+
+    thread = threading.Thread(target=consume)
+    thread.start()
+    core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="w1")))
+    core.patch_namespaced_config_map("w1", "default", {"data": {"x": "y"}})
+    core.delete_namespaced_config_map("w1", "default")
+    thread.join(timeout=10)
+    assert seen == [("ADDED", "w1"), ("MODIFIED", "w1"), ("DELETED", "w1")]
+
+
+def test_namespaces_and_the_kubernetes_service(core: client.CoreV1Api) -> None:
+    names = {ns.metadata.name for ns in core.list_namespace().items}
+    assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= names
+    svc = core.read_namespaced_service("kubernetes", "default")
+    assert svc.spec.cluster_ip == "10.96.0.1" and svc.spec.ports[0].port == 443
