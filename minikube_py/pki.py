@@ -45,7 +45,8 @@ APISERVER_DNS_NAMES = (
     "kubernetes.default.svc",
     "kubernetes.default.svc.cluster.local",
 )
-APISERVER_IP_ADDRESSES = ("127.0.0.1", "::1")
+# loopback and the `kubernetes` Service IP (the first address of the service range), as upstream
+APISERVER_IP_ADDRESSES = ("127.0.0.1", "::1", "10.96.0.1")
 ADMIN_USER = "kubernetes-admin"
 ADMIN_GROUPS = ("system:masters",)
 

@@ -81,12 +81,13 @@ def test_serving_certificate_verifies_against_ca_with_the_sans(pki: ClusterPKI) 
     assert set(sans.get_values_for_type(x509.IPAddress)) == {
         ipaddress.ip_address("127.0.0.1"),
         ipaddress.ip_address("::1"),
+        ipaddress.ip_address("10.96.0.1"),
     }
     assert eku(cert) == [ExtendedKeyUsageOID.SERVER_AUTH]
     assert not cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
 
 
-@pytest.mark.parametrize("hostname", ["localhost", "kubernetes.default.svc", "127.0.0.1", "::1"])
+@pytest.mark.parametrize("hostname", ["localhost", "kubernetes.default.svc", "127.0.0.1", "::1", "10.96.0.1"])
 def test_openssl_accepts_serving_certificate_for(pki: ClusterPKI, hostname: str) -> None:
     server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server.load_cert_chain(pki.apiserver.cert, pki.apiserver.key)
