@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from apiserver.registry.store import DeleteOptions
 from apiserver.storage.errors import MAX_VALUE_BYTES
 from apiserver.storage.interface import Preconditions
+from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.protobuf.decode import ProtobufError
 from minikube_py.api.protobuf.decode import decode_object as decode_protobuf
@@ -26,7 +26,7 @@ def decode_json(raw: bytes) -> Any:
     if len(raw) > MAX_VALUE_BYTES:
         raise errors.too_large("Request entity too large: limit is 3145728")
     try:
-        return json.loads(raw)
+        return jsonutil.loads(raw)
     except RecursionError:
         raise errors.bad_request("the request body is nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as err:

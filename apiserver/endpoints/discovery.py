@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
+from apiserver.endpoints.encoding import JSONResponse
 from minikube_py.api.scheme import ResourceType, Scheme
 
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"

@@ -51,8 +51,9 @@ def selector_predicate(query: dict[str, str], strategy: Strategy) -> Predicate |
         return None
 
     def matches(obj: Object) -> bool:
-        meta = obj.get("metadata", {})
-        return labels.matches(meta.get("labels") or {}) and fields.matches(strategy.selectable_fields(obj))
+        if not labels.empty and not labels.matches(obj.get("metadata", {}).get("labels") or {}):
+            return False
+        return not fields.requirements or fields.matches(strategy.selectable_fields(obj))
 
     return matches
 

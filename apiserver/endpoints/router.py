@@ -5,10 +5,11 @@ version, OpenAPI)."""
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.endpoints import discovery
+from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestinfo import request_info
 from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_json
 from apiserver.registry.catalog import Catalog

@@ -9,7 +9,6 @@ asked for, and carry the resource's apiVersion and kind.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from apiserver.registry.store import GenericStore
 from apiserver.storage.errors import TooLargeResourceVersionError
 from apiserver.storage.interface import BOOKMARK, ERROR, WatchEvent
 from minikube_py.api import errors
+from minikube_py.jsonutil import dumps
 
 MAX_TIMEOUT_SECONDS = 1800
 
@@ -65,7 +65,7 @@ def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: 
         obj = {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
         if table is not None:
             obj = to_table(store.strategy, [obj], version=table, include_object=include, with_columns=first)
-    return json.dumps({"type": event.type, "object": obj}, separators=(",", ":")).encode() + b"\n"
+    return dumps({"type": event.type, "object": obj}) + b"\n"
 
 
 def _timeout(value: str) -> float:

@@ -113,10 +113,14 @@ class Catalog:
     async def check_namespace(self, namespace: str, rt: ResourceType, name: str) -> None:
         """Namespaced objects need an existing namespace that is not being deleted."""
         cacher = self._cachers[resource_prefix("namespaces")]
+        key = object_key("namespaces", namespace)
         try:
-            ns = await cacher.get(object_key("namespaces", namespace), resource_version="0")
+            ns = await cacher.get(key, resource_version="0")
         except KeyNotFoundError:
-            raise errors.not_found("namespaces", namespace) from None
+            try:  # the cache may lag a namespace created a moment ago: ask the store (upstream too)
+                ns = await cacher.get(key)
+            except KeyNotFoundError:
+                raise errors.not_found("namespaces", namespace) from None
         if ns["metadata"].get("deletionTimestamp") or ns.get("status", {}).get("phase") == "Terminating":
             why = f"unable to create new content in namespace {namespace} because it is being terminated"
             error = errors.forbidden(rt.resource, name, rt.group, why)

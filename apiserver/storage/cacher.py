@@ -160,6 +160,8 @@ class Cacher:
     async def wait_until_fresh(self, minimum: int) -> None:
         """Wait until the cache is at ``minimum`` or later; TooLargeResourceVersionError after
         ``fresh_timeout``."""
+        if self._ready.is_set() and self.resource_version >= minimum:
+            return  # the common case: no task, no timer
         try:
             await asyncio.wait_for(self._wait_fresh(minimum), self.fresh_timeout)
         except TimeoutError:

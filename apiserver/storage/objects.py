@@ -8,7 +8,6 @@ upstream's: ``/registry/<resource>/<namespace>/<name>`` (see ``keys``).
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import AsyncIterator
 
 from apiserver.storage.errors import (
@@ -40,6 +39,7 @@ from apiserver.storage.interface import (
     status_expired,
 )
 from apiserver.storage.kv import KV, Event, EventType, KeyValue, Watch
+from minikube_py import jsonutil
 
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 EXPIRED_CONTINUE = (
@@ -55,13 +55,13 @@ def encode(obj: Object) -> bytes:
     meta = obj.get("metadata")
     if isinstance(meta, dict) and "resourceVersion" in meta:
         obj = {**obj, "metadata": {k: v for k, v in meta.items() if k != "resourceVersion"}}
-    return json.dumps(obj, separators=(",", ":")).encode()
+    return jsonutil.dumps(obj)
 
 
 def decode(kv: KeyValue, revision: int | None = None) -> Object:
     """The stored object with ``metadata.resourceVersion`` set (to ``revision`` if given)."""
     try:
-        obj: Object = json.loads(kv.value)
+        obj: Object = jsonutil.loads(kv.value)
     except ValueError as err:
         raise InvalidObjectError(f"stored object at {kv.key} is not JSON: {err}") from err
     obj.setdefault("metadata", {})["resourceVersion"] = str(revision or kv.mod_revision)

@@ -90,3 +90,15 @@ async def test_framework_pages_do_not_exist(healthy: httpx.AsyncClient) -> None:
         response = await healthy.get(path)
         assert response.status_code == 404
         assert response.json()["kind"] == "Status"
+
+
+def test_listening_socket_lets_asyncio_enable_tcp_nodelay() -> None:
+    """Regression: asyncio sets TCP_NODELAY on accepted connections only when the listening
+    socket's proto is IPPROTO_TCP; without it every response waited ~40 ms (Nagle + delayed
+    ACK), capping the apiserver at ~350 requests/s (benchmarks/api.py)."""
+    import socket
+
+    from apiserver.server import listen
+
+    with listen("127.0.0.1", 0) as sock:
+        assert sock.proto == socket.IPPROTO_TCP

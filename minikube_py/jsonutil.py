@@ -1,0 +1,26 @@
+"""Fast JSON for objects on hot paths (storage, responses, watch lines): orjson, several times
+faster than ``json`` (which dominated LIST and watch fan-out in ``benchmarks/api.py``), falling
+back to ``json`` for what orjson refuses (integers beyond 64 bits), so no valid input fails."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON bytes (no spaces, keys in insertion order)."""
+    try:
+        return orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(value, separators=(",", ":")).encode()
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse JSON; raises ValueError, or RecursionError for absurd nesting, like ``json``."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)  # json accepts some documents orjson refuses (e.g. big ints)
