@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, free_port, kubectl, start_up
+from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, free_port, start_up
 
 pytestmark = pytest.mark.e2e
 
@@ -32,15 +33,17 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 @pytest.fixture(params=list(VERSIONS))
 def k(request: pytest.FixtureRequest, cluster: Cluster) -> object:
+    """``k(*args, stdin=None, env=None)`` runs one kubectl version against the cluster."""
     binary = VERSIONS[request.param]
     assert Path(binary).exists() or binary == KUBECTL, f"{binary} must ship beside kubectl"
+    cache = cluster.data_dir.parent / f"kube-cache-{request.param}"
 
-    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        if stdin is None:
-            return kubectl(cluster, *args, binary=binary)
-        cache = cluster.data_dir.parent / f"kube-cache-{request.param}"
+    def run(
+        *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         command = [binary, "--kubeconfig", str(cluster.kubeconfig), "--cache-dir", str(cache), *args]
-        return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=30)
+        full_env = {**os.environ, **env} if env else None
+        return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=30, env=full_env)
 
     run.version = request.param  # type: ignore[attr-defined]
     return run
@@ -329,3 +332,22 @@ def test_typed_create_commands_send_protobuf_on_new_kubectl(k: object) -> None:
     assert (container["image"], container["ports"][0]["containerPort"]) == ("nginx", 80)
     assert deploy["spec"]["replicas"] == 2
     ok(run("delete", "namespace", f"pb-{suffix}"))  # type: ignore[operator]
+
+
+def test_edit_get_variants_and_delete_options(k: object, tmp_path: Path) -> None:
+    run = k  # type: ignore[assignment]
+    name = f"ed-{run.version.replace('.', '-')}"  # type: ignore[attr-defined]
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "old"}}
+    ok(run("create", "-f", "-", stdin=json.dumps(manifest)))  # type: ignore[operator]
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nsed -i "s/k: old/k: new/" "$1"\n')
+    editor.chmod(0o755)
+    edited = run("edit", "cm", name, env={"EDITOR": str(editor), "KUBE_EDITOR": str(editor)})  # type: ignore[operator]
+    assert edited.returncode == 0, edited.stderr
+    assert ok(run("get", "cm", name, "-o", "jsonpath={.data.k}")) == "new"  # type: ignore[operator]
+    assert f"name: {name}" in ok(run("get", "cm", name, "-o", "yaml"))  # type: ignore[operator]
+    everywhere = ok(run("get", "cm", "-A")).splitlines()  # type: ignore[operator]
+    assert everywhere[0].split()[:2] == ["NAMESPACE", "NAME"]
+    assert any(line.split()[:2] == ["default", name] for line in everywhere[1:])
+    ok(run("delete", "cm", name, "--grace-period=0", "--force", "--cascade=orphan"))  # type: ignore[operator]
+    assert run("get", "cm", name).returncode != 0  # type: ignore[operator]
