@@ -1,11 +1,13 @@
-"""OpenAPI as kubectl needs it (kubectl-wire.md §3).
+"""OpenAPI as kubectl needs it (kubectl-wire.md §3 and §20).
 
 ``/openapi/v2`` answers 200 with an empty protobuf document (kubectl never parses JSON there;
-zero bytes is a valid empty message). ``/openapi/v3`` is an index of one document per
-group-version; each declares, on every kind's PATCH operation, the ``fieldValidation``
-parameter with the kind's ``x-kubernetes-group-version-kind``, which is how kubectl learns that
-the server validates fields itself. Full schemas (for ``kubectl explain``) come from the models
-in a later step.
+zero bytes is a valid empty message, and kubectl 1.27 insists on fetching it). ``/openapi/v3`` is
+an index of one document per group-version. Each document declares, on every kind's PATCH
+operation, the ``fieldValidation`` parameter with the kind's ``x-kubernetes-group-version-kind``,
+which is how kubectl learns that the server validates fields itself (so it skips client-side
+validation). ``components.schemas`` holds the kinds' schemas, generated from the models, for
+``kubectl explain``. No operation declares a ``requestBody``: with one, kubectl 1.33 client-side
+apply would build strategic merge patches from these schemas instead of its compiled-in types.
 """
 
 from __future__ import annotations
@@ -17,8 +19,14 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from apiserver.endpoints.openapi_patch import extensions_from, patch_annotations
 from minikube_py.api import errors
+from minikube_py.api.models import model_for
+from minikube_py.api.models.openapi import SchemaSet
 from minikube_py.api.scheme import ResourceType, Scheme
+
+INFO = {"title": "Kubernetes", "version": "v1.32.0"}
+QUERY_PARAMETERS = ("fieldValidation", "fieldManager", "dryRun")
 
 
 def openapi_v2(request: Request) -> Response:
@@ -30,15 +38,28 @@ def _gv_path(group: str, version: str) -> str:
 
 
 def group_version_document(scheme: Scheme, group: str, version: str) -> dict[str, Any]:
+    """The v3 document of one group-version: PATCH operations and the kinds' schemas."""
+    types = scheme.in_group_version(group, version)
+    schemas = SchemaSet(extensions_from(patch_annotations(scheme)))
     paths: dict[str, Any] = {}
-    for rt in scheme.in_group_version(group, version):
+    for rt in types:
         paths[_item_path(rt)] = {"patch": _patch_operation(rt)}
-    return {
-        "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.32.0"},
-        "paths": paths,
-        "components": {"schemas": {}},
-    }
+        _add_kind(schemas, rt.group, rt.version, rt.kind, with_list=True)
+        for sub in rt.subresources:
+            if sub.kind:
+                sub_group = rt.group if sub.group is None else sub.group
+                _add_kind(schemas, sub_group, sub.version or version, sub.kind, with_list=False)
+    return {"openapi": "3.0.0", "info": INFO, "paths": paths, "components": {"schemas": schemas.schemas}}
+
+
+def _add_kind(schemas: SchemaSet, group: str, version: str, kind: str, *, with_list: bool) -> None:
+    """Add ``kind``'s schema (and its list's) when it has a model."""
+    model = model_for(f"{group}/{version}" if group else version, kind)
+    if model is None:
+        return
+    schemas.add(model, [(group, version, kind)])
+    if with_list:
+        schemas.add_list(model, group, version, kind)
 
 
 def _item_path(rt: ResourceType) -> str:
@@ -51,9 +72,8 @@ def _patch_operation(rt: ResourceType) -> dict[str, Any]:
     return {
         "x-kubernetes-group-version-kind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
         "parameters": [
-            {"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": True}},
-            {"name": "fieldManager", "in": "query", "schema": {"type": "string", "uniqueItems": True}},
-            {"name": "dryRun", "in": "query", "schema": {"type": "string", "uniqueItems": True}},
+            {"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
+            for name in QUERY_PARAMETERS
         ],
         "responses": {"200": {"description": "OK"}},
     }

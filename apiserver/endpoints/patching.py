@@ -24,10 +24,14 @@ Object = dict[str, Any]
 
 
 def patcher(rt: ResourceType, content_type: str | None, raw: bytes) -> Callable[[Object], Object]:
-    """A function from the current object to the patched one; 415 for unknown patch types."""
+    """A function from the current object to the patched one; 415 for unknown patch types.
+
+    Server-side apply (``APPLY_PATCH``) is not a function of the current object alone: the
+    resource endpoints route it to ``ownership.ApplyRequest`` first; here it is a 415.
+    """
     kind = media_type(content_type)
     if kind not in PATCH_TYPES or kind == APPLY_PATCH:
-        raise errors.unsupported_media_type(kind, PATCH_TYPES[:3])
+        raise errors.unsupported_media_type(kind, PATCH_TYPES)
     patch = decode_json(raw)
 
     def apply(current: Object) -> Object:

@@ -10,13 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints import subresources
+from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.listing import list_options
-from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracked
+from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.endpoints.watch import watch_response
@@ -156,10 +159,13 @@ class ResourceEndpoints:
     async def _create(
         self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]
     ) -> Response:
+        fields = FieldValidation(store.rt, query, "CreateOptions")
         obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
         bodies.check_kind(obj, store.rt.api_version, store.rt.kind)
+        fields.check_object(obj)
+        obj = field_manager(store).update(None, obj, manager_name(request, query, "CreateOptions"))
         created = await store.create(namespace, obj, dry_run=bodies.dry_run(query))
-        return self._encode(request, store, created, status_code=201)
+        return fields.respond(self._encode(request, store, created, status_code=201))
 
     async def _update(
         self,
@@ -170,23 +176,40 @@ class ResourceEndpoints:
         query: dict[str, str],
     ) -> Response:
         raw = await request.body()
+        fields = FieldValidation(store.rt, query, "PatchOptions" if info.verb == "patch" else "UpdateOptions")
+        if info.verb == "patch" and bodies.media_type(request.headers.get("content-type")) == APPLY_PATCH:
+            return await self._apply(request, store, info, namespace, query, raw)
+        manager = manager_name(request, query, "PatchOptions" if info.verb == "patch" else "UpdateOptions")
         if info.verb == "patch":
-            mutate = patcher(store.rt, request.headers.get("content-type"), raw)
+            mutate = fields.check_patch(patcher(store.rt, request.headers.get("content-type"), raw), raw)
         else:
             desired = bodies.decode_object(raw, request.headers.get("content-type"))
             bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
-
-            def mutate(current: Object) -> Object:
-                return desired
+            mutate = fields.check_update(desired)
 
         updated = await store.update(
             namespace,
             info.name,
-            mutate,
+            tracked(field_manager(store, info.subresource), manager, mutate),
             subresource=info.subresource,
             dry_run=bodies.dry_run(query),
         )
-        return self._encode(request, store, updated)
+        return fields.respond(self._encode(request, store, updated))
+
+    async def _apply(
+        self,
+        request: Request,
+        store: GenericStore,
+        info: RequestInfo,
+        namespace: str,
+        query: dict[str, str],
+        raw: bytes,
+    ) -> Response:
+        """Server-side apply (``ownership``): 201 when it created the object, else 200."""
+        apply = ApplyRequest.parse(store, info.subresource, request, query, raw)
+        dry_run = bodies.dry_run(query)
+        obj, created = await apply_to_store(store, namespace, info.name, info.subresource, apply, dry_run)
+        return self._encode(request, store, obj, status_code=201 if created else 200)
 
     def _encode(self, request: Request, store: GenericStore, obj: Object, status_code: int = 200) -> Response:
         version = table_version(request.headers.get("accept", ""))

@@ -8,9 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from apiserver.endpoints import body as bodies
+from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.ownership import field_manager, manager_name, tracked
 from apiserver.endpoints.patching import patcher
 from apiserver.registry.store import DeleteOptions, GenericStore
 from apiserver.registry.strategy import Object
@@ -77,7 +79,10 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
             current["metadata"]["resourceVersion"] = rv
         return current
 
-    updated = await store.update(namespace, name, mutate, dry_run=bodies.dry_run(dict(request.query_params)))
+    query = dict(request.query_params)
+    manager = manager_name(request, query, "PatchOptions" if verb == "patch" else "UpdateOptions")
+    track = tracked(field_manager(store, "scale"), manager, mutate)  # an Update entry on the parent
+    updated = await store.update(namespace, name, track, dry_run=bodies.dry_run(query))
     return JSONResponse(to_scale(updated))
 
 

@@ -1,0 +1,174 @@
+"""apps/v1 Deployment and ReplicaSet."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from minikube_py.api.models.base import Int32, Int64, IntOrString, K8sModel, OneOf, Time
+from minikube_py.api.models.core_pod import PodTemplateSpec
+from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+
+OPENAPI_PACKAGE = "io.k8s.api.apps.v1"
+
+
+class RollingUpdateDeployment(K8sModel):
+    """How fast a rolling update replaces pods."""
+
+    max_unavailable: IntOrString | None = None
+    """Maximum number (or percentage of desired pods, rounded down) of pods that can be
+    unavailable during the update. Defaults to 25%; cannot be 0 if ``maxSurge`` is 0."""
+    max_surge: IntOrString | None = None
+    """Maximum number (or percentage of desired pods, rounded up) of pods that can be created
+    above the desired count. Defaults to 25%; cannot be 0 if ``maxUnavailable`` is 0."""
+
+
+class DeploymentStrategy(K8sModel):
+    """How to replace existing pods with new ones."""
+
+    type: Annotated[str, OneOf("Recreate", "RollingUpdate")] | None = None
+    """Type of deployment: ``Recreate`` or ``RollingUpdate``. Defaults to ``RollingUpdate``."""
+    rolling_update: RollingUpdateDeployment | None = None
+    """Rolling update parameters; only when ``type`` is ``RollingUpdate``."""
+
+
+class DeploymentSpec(K8sModel):
+    """The desired behaviour of a Deployment."""
+
+    required_fields = ("selector", "template")
+
+    replicas: Int32 | None = None
+    """Number of desired pods. Defaults to 1."""
+    selector: LabelSelector | None = None
+    """Label selector of the pods the deployment manages; must match the template's labels.
+    Immutable in apps/v1."""
+    template: PodTemplateSpec | None = None
+    """The pods to create. Its only allowed ``restartPolicy`` is ``Always``."""
+    strategy: DeploymentStrategy | None = None
+    """The deployment strategy to use to replace existing pods with new ones."""
+    min_ready_seconds: Int32 | None = None
+    """Seconds a new pod must be ready, with no container crashing, to count as available.
+    Defaults to 0."""
+    revision_history_limit: Int32 | None = None
+    """Number of old ReplicaSets kept to allow rollback. Defaults to 10."""
+    paused: bool | None = None
+    """Whether the deployment is paused."""
+    progress_deadline_seconds: Int32 | None = None
+    """Seconds the deployment may take to make progress before it is reported as failed.
+    Defaults to 600."""
+
+
+class DeploymentCondition(K8sModel):
+    """The state of a deployment at a point in time."""
+
+    required_fields = ("type", "status")
+
+    type: str | None = None
+    """Type of the condition: ``Available``, ``Progressing`` or ``ReplicaFailure``."""
+    status: str | None = None
+    """``True``, ``False`` or ``Unknown``."""
+    last_update_time: Time | None = None
+    """The last time the condition was updated."""
+    last_transition_time: Time | None = None
+    """Last time the condition changed from one status to another."""
+    reason: str | None = None
+    """The reason for the last transition."""
+    message: str | None = None
+    """Human-readable details of the last transition."""
+
+
+class DeploymentStatus(K8sModel):
+    """The most recently observed status of a Deployment."""
+
+    observed_generation: Int64 | None = None
+    """The generation the deployment controller observed."""
+    replicas: Int32 | None = None
+    """Total number of non-terminating pods targeted by the deployment."""
+    updated_replicas: Int32 | None = None
+    """Non-terminating pods that have the desired template."""
+    ready_replicas: Int32 | None = None
+    """Non-terminating pods with a Ready condition."""
+    available_replicas: Int32 | None = None
+    """Non-terminating pods ready for at least ``minReadySeconds``."""
+    unavailable_replicas: Int32 | None = None
+    """Pods still needed for the deployment to have 100% available capacity."""
+    terminating_replicas: Int32 | None = None
+    """Terminating pods (with a deletionTimestamp) targeted by the deployment."""
+    conditions: list[DeploymentCondition] | None = None
+    """The latest available observations of the deployment's state."""
+    collision_count: Int32 | None = None
+    """Count of hash collisions, used to name the newest ReplicaSet."""
+
+
+class Deployment(TypeMeta):
+    """Declarative updates for pods and ReplicaSets."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    spec: DeploymentSpec | None = None
+    """The desired behaviour of the deployment."""
+    status: DeploymentStatus | None = None
+    """Most recently observed status of the deployment."""
+
+
+class ReplicaSetSpec(K8sModel):
+    """The desired behaviour of a ReplicaSet."""
+
+    required_fields = ("selector",)
+
+    replicas: Int32 | None = None
+    """Number of desired pods. Defaults to 1."""
+    min_ready_seconds: Int32 | None = None
+    """Seconds a new pod must be ready to count as available. Defaults to 0."""
+    selector: LabelSelector | None = None
+    """Label query over the pods that count as replicas; must match the template's labels."""
+    template: PodTemplateSpec | None = None
+    """The pods created when too few replicas are found."""
+
+
+class ReplicaSetCondition(K8sModel):
+    """The state of a ReplicaSet at a point in time."""
+
+    required_fields = ("type", "status")
+
+    type: str | None = None
+    """Type of the condition, such as ``ReplicaFailure``."""
+    status: str | None = None
+    """``True``, ``False`` or ``Unknown``."""
+    last_transition_time: Time | None = None
+    """Last time the condition changed from one status to another."""
+    reason: str | None = None
+    """The reason for the last transition."""
+    message: str | None = None
+    """Human-readable details of the last transition."""
+
+
+class ReplicaSetStatus(K8sModel):
+    """The most recently observed status of a ReplicaSet."""
+
+    required_fields = ("replicas",)
+
+    replicas: Int32 | None = None
+    """Most recently observed number of non-terminating pods."""
+    fully_labeled_replicas: Int32 | None = None
+    """Non-terminating pods whose labels match the template's."""
+    ready_replicas: Int32 | None = None
+    """Non-terminating pods with a Ready condition."""
+    available_replicas: Int32 | None = None
+    """Non-terminating pods ready for at least ``minReadySeconds``."""
+    terminating_replicas: Int32 | None = None
+    """Terminating pods of the replica set."""
+    observed_generation: Int64 | None = None
+    """The generation of the most recently observed ReplicaSet."""
+    conditions: list[ReplicaSetCondition] | None = None
+    """The latest available observations of the replica set's state."""
+
+
+class ReplicaSet(TypeMeta):
+    """Ensures that a specified number of pod replicas are running at any given time."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata; its labels may differ from the pod template's."""
+    spec: ReplicaSetSpec | None = None
+    """The desired behaviour of the replica set."""
+    status: ReplicaSetStatus | None = None
+    """Most recently observed status of the replica set."""

@@ -1,0 +1,37 @@
+"""autoscaling/v1 Scale: the ``scale`` subresource of scalable workloads."""
+
+from __future__ import annotations
+
+from minikube_py.api.models.base import Int32, K8sModel
+from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+
+OPENAPI_PACKAGE = "io.k8s.api.autoscaling.v1"
+
+
+class ScaleSpec(K8sModel):
+    """The desired scale of a workload."""
+
+    replicas: Int32 | None = None
+    """Desired number of instances of the scaled object."""
+
+
+class ScaleStatus(K8sModel):
+    """The current scale of a workload."""
+
+    required_fields = ("replicas",)
+
+    replicas: Int32 | None = None
+    """Actual number of observed instances of the scaled object."""
+    selector: str | None = None
+    """Label query over the pods counted as replicas, in the string form of label selectors."""
+
+
+class Scale(TypeMeta):
+    """A scaling request for a resource."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata; its name and namespace are those of the scaled object."""
+    spec: ScaleSpec | None = None
+    """The desired scale."""
+    status: ScaleStatus | None = None
+    """The current scale. Read-only."""

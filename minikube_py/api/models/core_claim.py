@@ -1,0 +1,86 @@
+"""core/v1 persistent volume claims, as workloads template them (StatefulSet claim templates,
+ephemeral volumes)."""
+
+from __future__ import annotations
+
+from minikube_py.api.models.base import K8sModel, RawObject, ResourceList
+from minikube_py.api.models.core_refs import TypedLocalObjectReference, TypedObjectReference
+from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+
+OPENAPI_PACKAGE = "io.k8s.api.core.v1"
+
+
+class VolumeResourceRequirements(K8sModel):
+    """Storage resource requirements."""
+
+    limits: ResourceList | None = None
+    """The maximum amount of storage allowed."""
+    requests: ResourceList | None = None
+    """The minimum amount of storage required."""
+
+
+class PersistentVolumeClaimSpec(K8sModel):
+    """The desired characteristics of a volume a claim requests."""
+
+    access_modes: list[str] | None = None
+    """Desired access modes: ``ReadWriteOnce``, ``ReadOnlyMany``, ``ReadWriteMany``,
+    ``ReadWriteOncePod``."""
+    selector: LabelSelector | None = None
+    """A label query over volumes to consider for binding."""
+    resources: VolumeResourceRequirements | None = None
+    """The minimum resources the volume should have."""
+    volume_name: str | None = None
+    """Binding reference to the PersistentVolume backing this claim."""
+    storage_class_name: str | None = None
+    """Name of the StorageClass the claim requires."""
+    volume_mode: str | None = None
+    """``Filesystem`` (default) or ``Block``."""
+    data_source: TypedLocalObjectReference | None = None
+    """An existing VolumeSnapshot or PersistentVolumeClaim to populate the volume from."""
+    data_source_ref: TypedObjectReference | None = None
+    """Any object to populate the volume from, possibly in another namespace."""
+    volume_attributes_class_name: str | None = None
+    """The VolumeAttributesClass used by the claim."""
+
+
+class PersistentVolumeClaimStatus(K8sModel):
+    """The current status of a claim."""
+
+    phase: str | None = None
+    """``Pending``, ``Bound`` or ``Lost``."""
+    access_modes: list[str] | None = None
+    """Access modes of the bound volume."""
+    capacity: ResourceList | None = None
+    """Actual resources of the bound volume."""
+    conditions: list[RawObject] | None = None
+    """Current conditions of the claim."""
+    allocated_resources: ResourceList | None = None
+    """Resources allocated to the claim (resize bookkeeping)."""
+    allocated_resource_statuses: dict[str, str] | None = None
+    """Status of resize operations per resource."""
+    current_volume_attributes_class_name: str | None = None
+    """The VolumeAttributesClass the claim currently uses."""
+    modify_volume_status: RawObject | None = None
+    """Status of an ongoing ControllerModifyVolume operation."""
+
+
+class PersistentVolumeClaim(TypeMeta):
+    """A user's request for and claim to a persistent volume."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    spec: PersistentVolumeClaimSpec | None = None
+    """The desired characteristics of the volume."""
+    status: PersistentVolumeClaimStatus | None = None
+    """The current status of the claim. Read-only."""
+
+
+class PersistentVolumeClaimTemplate(K8sModel):
+    """Creates a claim for an ephemeral volume."""
+
+    required_fields = ("spec",)
+
+    metadata: ObjectMeta | None = None
+    """Labels and annotations copied into the claim."""
+    spec: PersistentVolumeClaimSpec | None = None
+    """Copied unchanged into the claim."""

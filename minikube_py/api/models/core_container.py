@@ -1,0 +1,265 @@
+"""core/v1 containers: image, command, ports, environment, resources and mounts."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from minikube_py.api.models.base import Int32, K8sModel, OneOf, ResourceList
+from minikube_py.api.models.core_probe import Lifecycle, Probe
+from minikube_py.api.models.core_refs import (
+    ConfigMapKeySelector,
+    LocalObjectReference,
+    ObjectFieldSelector,
+    ResourceFieldSelector,
+    SecretKeySelector,
+)
+from minikube_py.api.models.core_security import SecurityContext
+
+OPENAPI_PACKAGE = "io.k8s.api.core.v1"
+
+Protocol = Annotated[str, OneOf("SCTP", "TCP", "UDP")]
+PullPolicy = Annotated[str, OneOf("Always", "IfNotPresent", "Never")]
+
+
+class ContainerPort(K8sModel):
+    """A network port in a single container."""
+
+    required_fields = ("containerPort",)
+
+    name: str | None = None
+    """An IANA_SVC_NAME, unique within the pod, that services can refer to."""
+    host_port: Int32 | None = None
+    """Port to expose on the host (1-65535); most containers do not need it."""
+    container_port: Int32 | None = None
+    """Port to expose on the pod's IP address (1-65535)."""
+    protocol: Protocol | None = None
+    """Protocol of the port; defaults to ``TCP``."""
+    host_ip: str | None = None
+    """Host IP to bind the host port to."""
+
+
+class FileKeySelector(K8sModel):
+    """Selects a key of an env file in a volume."""
+
+    required_fields = ("volumeName", "path", "key")
+
+    volume_name: str | None = None
+    """The name of the volume mount holding the env file."""
+    path: str | None = None
+    """Path of the env file within the volume."""
+    key: str | None = None
+    """The key within the env file."""
+    optional: bool | None = None
+    """Whether the file or its key may be missing."""
+
+
+class EnvVarSource(K8sModel):
+    """Where the value of an environment variable comes from."""
+
+    field_ref: ObjectFieldSelector | None = None
+    """A field of the pod: ``metadata.name``, ``metadata.namespace``, ``metadata.labels['<KEY>']``,
+    ``spec.nodeName``, ``status.podIP`` and the like."""
+    resource_field_ref: ResourceFieldSelector | None = None
+    """A resource of the container: limits and requests of CPU, memory and ephemeral storage."""
+    config_map_key_ref: ConfigMapKeySelector | None = None
+    """A key of a ConfigMap."""
+    secret_key_ref: SecretKeySelector | None = None
+    """A key of a Secret in the pod's namespace."""
+    file_key_ref: FileKeySelector | None = None
+    """A key of an env file in a volume."""
+
+
+class EnvVar(K8sModel):
+    """An environment variable present in a container."""
+
+    required_fields = ("name",)
+
+    name: str | None = None
+    """Name of the environment variable."""
+    value: str | None = None
+    """The value. ``$(VAR_NAME)`` references to earlier variables are expanded; ``$$`` escapes."""
+    value_from: EnvVarSource | None = None
+    """Source of the value; cannot be used with a non-empty ``value``."""
+
+
+class ConfigMapEnvSource(LocalObjectReference):
+    """A ConfigMap whose keys become environment variables."""
+
+    optional: bool | None = None
+    """Whether the ConfigMap may be missing."""
+
+
+class SecretEnvSource(LocalObjectReference):
+    """A Secret whose keys become environment variables."""
+
+    optional: bool | None = None
+    """Whether the Secret may be missing."""
+
+
+class EnvFromSource(K8sModel):
+    """A source of a set of environment variables."""
+
+    prefix: str | None = None
+    """Optional text prepended to the name of each variable."""
+    config_map_ref: ConfigMapEnvSource | None = None
+    """The ConfigMap to take variables from."""
+    secret_ref: SecretEnvSource | None = None
+    """The Secret to take variables from."""
+
+
+class ResourceClaim(K8sModel):
+    """A reference to one entry of the pod's ``resourceClaims``."""
+
+    required_fields = ("name",)
+
+    name: str | None = None
+    """Name of an entry in ``spec.resourceClaims`` of the pod."""
+    request: str | None = None
+    """A request of the claim to use; empty means the whole claim."""
+
+
+class ResourceRequirements(K8sModel):
+    """Compute resource requirements."""
+
+    limits: ResourceList | None = None
+    """The maximum amount of compute resources allowed."""
+    requests: ResourceList | None = None
+    """The minimum amount of compute resources required; defaults to the limits when omitted."""
+    claims: list[ResourceClaim] | None = None
+    """Dynamically allocated resources (from ``spec.resourceClaims``) used by this container."""
+
+
+class VolumeMount(K8sModel):
+    """Mounts a volume within a container."""
+
+    required_fields = ("name", "mountPath")
+
+    name: str | None = None
+    """Must match the name of a volume of the pod."""
+    read_only: bool | None = None
+    """Mount read-only if true. Defaults to false."""
+    recursive_read_only: str | None = None
+    """Whether read-only mounts are recursively read-only: ``Disabled``, ``IfPossible`` or
+    ``Enabled``."""
+    mount_path: str | None = None
+    """Path within the container to mount the volume at. Must not contain ``:``."""
+    sub_path: str | None = None
+    """Path within the volume to mount instead of its root."""
+    mount_propagation: str | None = None
+    """How mounts propagate between host and container: ``None``, ``HostToContainer`` or
+    ``Bidirectional``."""
+    sub_path_expr: str | None = None
+    """Like ``subPath`` but with ``$(VAR_NAME)`` references expanded from the container's
+    environment. Exclusive with ``subPath``."""
+
+
+class VolumeDevice(K8sModel):
+    """Maps a raw block device into a container."""
+
+    required_fields = ("name", "devicePath")
+
+    name: str | None = None
+    """Must match the name of a persistentVolumeClaim volume of the pod."""
+    device_path: str | None = None
+    """Path inside the container the device is mapped to."""
+
+
+class ContainerResizePolicy(K8sModel):
+    """How a container reacts to a resize of one resource."""
+
+    required_fields = ("resourceName", "restartPolicy")
+
+    resource_name: str | None = None
+    """The resource this policy applies to: ``cpu`` or ``memory``."""
+    restart_policy: str | None = None
+    """What happens on a resize: ``NotRequired`` or ``RestartContainer``."""
+
+
+class ContainerRestartRuleOnExitCodes(K8sModel):
+    """Exit codes that match a restart rule."""
+
+    operator: str | None = None
+    """How the exit code is compared to ``values``: ``In`` or ``NotIn``."""
+    values: list[Int32] | None = None
+    """The exit codes to compare against."""
+
+
+class ContainerRestartRule(K8sModel):
+    """A rule deciding whether a container that exited is restarted."""
+
+    action: str | None = None
+    """What to do when the rule matches: ``Restart``."""
+    exit_codes: ContainerRestartRuleOnExitCodes | None = None
+    """Matches the container's exit code."""
+
+
+class Container(K8sModel):
+    """A single application container to run within a pod."""
+
+    required_fields = ("name",)
+
+    name: str | None = None
+    """Name of the container, a DNS label unique within the pod. Cannot be updated."""
+    image: str | None = None
+    """Container image name. Workload controllers may leave it empty in templates."""
+    command: list[str] | None = None
+    """Entrypoint array, run without a shell; defaults to the image's ENTRYPOINT. ``$(VAR_NAME)``
+    references are expanded from the container's environment."""
+    args: list[str] | None = None
+    """Arguments to the entrypoint; defaults to the image's CMD. ``$(VAR_NAME)`` references are
+    expanded from the container's environment."""
+    working_dir: str | None = None
+    """The container's working directory; defaults to the runtime's default."""
+    ports: list[ContainerPort] | None = None
+    """Ports to expose from the container. Informational: any port a process listens on is
+    reachable from the network."""
+    env_from: list[EnvFromSource] | None = None
+    """Sources of environment variables; ``env`` wins on duplicate keys."""
+    env: list[EnvVar] | None = None
+    """Environment variables to set in the container."""
+    resources: ResourceRequirements | None = None
+    """Compute resources this container requires."""
+    resize_policy: list[ContainerResizePolicy] | None = None
+    """Resize policy for the container's resources."""
+    restart_policy: str | None = None
+    """Restart behaviour of this container; only ``Always`` for init containers (sidecars)."""
+    restart_policy_rules: list[ContainerRestartRule] | None = None
+    """Rules deciding, from the exit code, whether the container is restarted."""
+    volume_mounts: list[VolumeMount] | None = None
+    """Pod volumes to mount into the container's filesystem."""
+    volume_devices: list[VolumeDevice] | None = None
+    """Block devices to be used by the container."""
+    liveness_probe: Probe | None = None
+    """Periodic probe of container liveness; the container restarts when it fails."""
+    readiness_probe: Probe | None = None
+    """Periodic probe of container readiness; the container leaves service endpoints when it
+    fails."""
+    startup_probe: Probe | None = None
+    """Probe that must succeed before any other probe runs; the container restarts when it
+    fails."""
+    lifecycle: Lifecycle | None = None
+    """Actions the management system runs in response to container lifecycle events."""
+    termination_message_path: str | None = None
+    """File the container's termination message is read from; defaults to
+    ``/dev/termination-log``."""
+    termination_message_policy: Annotated[str, OneOf("FallbackToLogsOnError", "File")] | None = None
+    """How the termination message is filled; defaults to ``File``."""
+    image_pull_policy: PullPolicy | None = None
+    """When the image is pulled; defaults to ``Always`` for ``:latest`` tags, else
+    ``IfNotPresent``."""
+    security_context: SecurityContext | None = None
+    """Security options the container runs with."""
+    stdin: bool | None = None
+    """Allocate a buffer for stdin in the runtime. Defaults to false."""
+    stdin_once: bool | None = None
+    """Close stdin after the first attach session disconnects. Defaults to false."""
+    tty: bool | None = None
+    """Allocate a TTY for the container (needs ``stdin``). Defaults to false."""
+
+
+class EphemeralContainer(Container):
+    """A temporary container added to a running pod for troubleshooting. It has no resources,
+    ports or probes and is never restarted."""
+
+    target_container_name: str | None = None
+    """Name of the container whose namespaces (IPC, PID, ...) this one targets."""

@@ -1,0 +1,153 @@
+"""core/v1 Pod: the spec of a pod, its template and the Pod and Binding kinds."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from minikube_py.api.models.base import Int32, Int64, K8sModel, OneOf, RawObject, ResourceList, StrMap
+from minikube_py.api.models.core_container import Container, EphemeralContainer, ResourceRequirements
+from minikube_py.api.models.core_podstatus import PodStatus
+from minikube_py.api.models.core_refs import LocalObjectReference, ObjectReference
+from minikube_py.api.models.core_scheduling import (
+    Affinity,
+    HostAlias,
+    PodDNSConfig,
+    PodOS,
+    PodReadinessGate,
+    PodResourceClaim,
+    PodSchedulingGate,
+    Toleration,
+    TopologySpreadConstraint,
+)
+from minikube_py.api.models.core_security import PodSecurityContext
+from minikube_py.api.models.core_volume import Volume
+from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+
+OPENAPI_PACKAGE = "io.k8s.api.core.v1"
+
+RestartPolicy = Annotated[str, OneOf("Always", "Never", "OnFailure")]
+DNSPolicy = Annotated[str, OneOf("ClusterFirst", "ClusterFirstWithHostNet", "Default", "None")]
+
+
+class PodSpec(K8sModel):
+    """The desired state of a pod."""
+
+    required_fields = ("containers",)
+
+    volumes: list[Volume] | None = None
+    """Volumes the pod's containers can mount."""
+    init_containers: list[Container] | None = None
+    """Containers run in order, each to completion, before the app containers start. Those with
+    ``restartPolicy: Always`` are sidecars and keep running."""
+    containers: list[Container] | None = None
+    """The pod's containers; at least one. Cannot be updated."""
+    ephemeral_containers: list[EphemeralContainer] | None = None
+    """Temporary containers added to a running pod for debugging."""
+    restart_policy: RestartPolicy | None = None
+    """Restart policy of all containers; defaults to ``Always``."""
+    termination_grace_period_seconds: Int64 | None = None
+    """Seconds the pod has to terminate gracefully after it is asked to; defaults to 30."""
+    active_deadline_seconds: Int64 | None = None
+    """Seconds the pod may be active on its node before the system marks it failed."""
+    dns_policy: DNSPolicy | None = None
+    """How the pod's DNS is configured; defaults to ``ClusterFirst``."""
+    node_selector: StrMap | None = None
+    """Labels a node must have for the pod to fit on it."""
+    service_account_name: str | None = None
+    """Name of the ServiceAccount the pod runs as."""
+    service_account: str | None = None
+    """Deprecated alias of ``serviceAccountName``."""
+    automount_service_account_token: bool | None = None
+    """Whether a service account token is mounted automatically."""
+    node_name: str | None = None
+    """The node the pod is bound to. Set by the scheduler, or directly to bypass it."""
+    host_network: bool | None = None
+    """Use the host's network namespace. Defaults to false."""
+    host_pid: bool | None = None
+    """Use the host's PID namespace. Defaults to false."""
+    host_ipc: bool | None = None
+    """Use the host's IPC namespace. Defaults to false."""
+    share_process_namespace: bool | None = None
+    """Share one process namespace between all containers. Defaults to false."""
+    security_context: PodSecurityContext | None = None
+    """Pod-level security attributes and common container settings."""
+    image_pull_secrets: list[LocalObjectReference] | None = None
+    """Secrets in the pod's namespace used to pull the images."""
+    hostname: str | None = None
+    """The pod's host name; defaults to a system-defined value."""
+    subdomain: str | None = None
+    """Makes the pod's FQDN ``<hostname>.<subdomain>.<namespace>.svc.<cluster domain>``."""
+    affinity: Affinity | None = None
+    """The pod's scheduling constraints."""
+    scheduler_name: str | None = None
+    """The scheduler that dispatches the pod; defaults to ``default-scheduler``."""
+    tolerations: list[Toleration] | None = None
+    """The pod's tolerations."""
+    host_aliases: list[HostAlias] | None = None
+    """Entries added to the pod's hosts file."""
+    priority_class_name: str | None = None
+    """Name of the pod's PriorityClass."""
+    priority: Int32 | None = None
+    """The priority value, filled in from the priority class by admission."""
+    dns_config: PodDNSConfig | None = None
+    """DNS parameters merged with those of the DNS policy."""
+    readiness_gates: list[PodReadinessGate] | None = None
+    """Extra conditions that must be true for the pod to be ready."""
+    runtime_class_name: str | None = None
+    """The RuntimeClass to run the pod with."""
+    enable_service_links: bool | None = None
+    """Inject information about services into environment variables. Defaults to true."""
+    preemption_policy: Annotated[str, OneOf("Never", "PreemptLowerPriority")] | None = None
+    """Whether the pod may preempt lower-priority pods."""
+    overhead: ResourceList | None = None
+    """Resources the pod's sandbox uses on top of its containers, set by RuntimeClass admission."""
+    topology_spread_constraints: list[TopologySpreadConstraint] | None = None
+    """How the pod's group is spread across topology domains."""
+    set_hostname_as_fqdn: bool | None = None
+    """Set the pod's host name to its FQDN. Defaults to false."""
+    os: PodOS | None = None
+    """The operating system of the pod's containers."""
+    host_users: bool | None = None
+    """Use the host's user namespace; false gives the pod its own. Defaults to true."""
+    scheduling_gates: list[PodSchedulingGate] | None = None
+    """Gates that keep the pod from being scheduled while any remains."""
+    resource_claims: list[PodResourceClaim] | None = None
+    """Dynamic resource claims the containers may reference."""
+    resources: ResourceRequirements | None = None
+    """Total resources of the pod, shared by its containers."""
+    hostname_override: str | None = None
+    """Host name the pod's containers see, overriding the generated one."""
+    workload_ref: RawObject | None = None
+    """The Workload object this pod belongs to, for gang scheduling."""
+
+
+class PodTemplateSpec(K8sModel):
+    """The data a pod is created from."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata of the pods created from the template."""
+    spec: PodSpec | None = None
+    """Desired behaviour of the pods."""
+
+
+class Pod(TypeMeta):
+    """A collection of containers that run together on a host, created by clients and scheduled
+    onto hosts."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    spec: PodSpec | None = None
+    """Desired behaviour of the pod."""
+    status: PodStatus | None = None
+    """Most recently observed status of the pod. Read-only."""
+
+
+class Binding(TypeMeta):
+    """Binds one object to another, such as a pod to the node the scheduler picked."""
+
+    required_fields = ("target",)
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    target: ObjectReference | None = None
+    """The object to bind to."""

@@ -1,0 +1,248 @@
+"""core/v1 pod status: phase, conditions, addresses and the state of every container."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from minikube_py.api.models.base import Int32, Int64, K8sModel, OneOf, RawObject, ResourceList, Time
+from minikube_py.api.models.core_container import ResourceRequirements
+
+OPENAPI_PACKAGE = "io.k8s.api.core.v1"
+
+
+class PodCondition(K8sModel):
+    """The state of one aspect of a pod."""
+
+    required_fields = ("type", "status")
+
+    type: str | None = None
+    """Type of the condition, such as ``PodScheduled``, ``Initialized``, ``ContainersReady`` or
+    ``Ready``."""
+    observed_generation: Int64 | None = None
+    """The ``metadata.generation`` the condition was set from."""
+    status: str | None = None
+    """``True``, ``False`` or ``Unknown``."""
+    last_probe_time: Time | None = None
+    """Last time the condition was probed."""
+    last_transition_time: Time | None = None
+    """Last time the condition changed from one status to another."""
+    reason: str | None = None
+    """Unique, one-word, CamelCase reason for the last transition."""
+    message: str | None = None
+    """Human-readable details of the last transition."""
+
+
+class ContainerStateWaiting(K8sModel):
+    """A container that is not running yet."""
+
+    reason: str | None = None
+    """Why the container is not running yet, such as ``ContainerCreating``."""
+    message: str | None = None
+    """Details of why the container is not running yet."""
+
+
+class ContainerStateRunning(K8sModel):
+    """A running container."""
+
+    started_at: Time | None = None
+    """When the container was last (re)started."""
+
+
+class ContainerStateTerminated(K8sModel):
+    """A container that ran and exited."""
+
+    required_fields = ("exitCode",)
+
+    exit_code: Int32 | None = None
+    """Exit status of the container's last termination."""
+    signal: Int32 | None = None
+    """Signal of the container's last termination."""
+    reason: str | None = None
+    """Brief reason for the termination."""
+    message: str | None = None
+    """Details of the termination."""
+    started_at: Time | None = None
+    """When the previous execution of the container started."""
+    finished_at: Time | None = None
+    """When the container last terminated."""
+    container_id: str | None = None
+    """The container's ID, as ``<type>://<container_id>``."""
+
+
+class ContainerState(K8sModel):
+    """The state of a container: at most one field is set; none means waiting."""
+
+    waiting: ContainerStateWaiting | None = None
+    """Details about a waiting container."""
+    running: ContainerStateRunning | None = None
+    """Details about a running container."""
+    terminated: ContainerStateTerminated | None = None
+    """Details about a terminated container."""
+
+
+class VolumeMountStatus(K8sModel):
+    """The status of a volume mount."""
+
+    required_fields = ("name", "mountPath")
+
+    name: str | None = None
+    """Matches the name of the volume mount."""
+    mount_path: str | None = None
+    """Matches the mount path of the volume mount."""
+    read_only: bool | None = None
+    """Matches the read-only flag of the volume mount."""
+    recursive_read_only: str | None = None
+    """Whether the read-only mount is recursively read-only."""
+
+
+class LinuxContainerUser(K8sModel):
+    """The identity of a Linux container's first process."""
+
+    required_fields = ("uid", "gid")
+
+    uid: Int64 | None = None
+    """The primary UID of the first process."""
+    gid: Int64 | None = None
+    """The primary GID of the first process."""
+    supplemental_groups: list[Int64] | None = None
+    """The supplemental groups of the first process."""
+
+
+class ContainerUser(K8sModel):
+    """The identity a container's first process runs as."""
+
+    linux: LinuxContainerUser | None = None
+    """The identity on Linux."""
+
+
+class ResourceHealth(K8sModel):
+    """The health of one allocated device."""
+
+    required_fields = ("resourceID",)
+
+    resource_id: str | None = None
+    """Unique identifier of the device."""
+    health: str | None = None
+    """``Healthy``, ``Unhealthy`` or ``Unknown``."""
+
+
+class ResourceStatus(K8sModel):
+    """The health of the devices allocated for one resource."""
+
+    required_fields = ("name",)
+
+    name: str | None = None
+    """Name of the resource (a resource name or a claim reference)."""
+    resources: list[ResourceHealth] | None = None
+    """Health of each allocated device."""
+
+
+class ContainerStatus(K8sModel):
+    """The state of one container of a pod."""
+
+    required_fields = ("name", "ready", "restartCount", "image", "imageID")
+
+    name: str | None = None
+    """The container's name from the pod spec."""
+    state: ContainerState | None = None
+    """Current state of the container."""
+    last_state: ContainerState | None = None
+    """The container's last termination, if any."""
+    ready: bool | None = None
+    """Whether the container passes its readiness check."""
+    restart_count: Int32 | None = None
+    """Number of times the container has been restarted."""
+    image: str | None = None
+    """The image the container runs."""
+    image_id: str | None = None
+    """The image's ID."""
+    container_id: str | None = None
+    """The container's ID, as ``<type>://<container_id>``."""
+    started: bool | None = None
+    """Whether the container finished its postStart hook and passed its startup probe."""
+    allocated_resources: ResourceList | None = None
+    """Compute resources allocated to the container by the node."""
+    resources: ResourceRequirements | None = None
+    """Compute resources actually configured for the running container."""
+    volume_mounts: list[VolumeMountStatus] | None = None
+    """Status of the volume mounts."""
+    user: ContainerUser | None = None
+    """The identity the container's first process runs as."""
+    allocated_resources_status: list[ResourceStatus] | None = None
+    """Health of the devices allocated to the container."""
+    stop_signal: str | None = None
+    """The signal sent to stop the container."""
+
+
+class PodIP(K8sModel):
+    """An IP address allocated to the pod."""
+
+    required_fields = ("ip",)
+
+    ip: str | None = None
+    """The IP address."""
+
+
+class HostIP(K8sModel):
+    """An IP address of the pod's host."""
+
+    required_fields = ("ip",)
+
+    ip: str | None = None
+    """The IP address."""
+
+
+class PodResourceClaimStatus(K8sModel):
+    """The ResourceClaim generated for a pod's claim template."""
+
+    required_fields = ("name",)
+
+    name: str | None = None
+    """Matches the name of an entry in ``spec.resourceClaims``."""
+    resource_claim_name: str | None = None
+    """Name of the generated ResourceClaim."""
+
+
+class PodStatus(K8sModel):
+    """Information about the status of a pod; it may lag behind the actual state."""
+
+    observed_generation: Int64 | None = None
+    """The ``metadata.generation`` the status was computed from."""
+    phase: Annotated[str, OneOf("Failed", "Pending", "Running", "Succeeded", "Unknown")] | None = None
+    """A simple, high-level summary of where the pod is in its lifecycle."""
+    conditions: list[PodCondition] | None = None
+    """Current service state of the pod."""
+    message: str | None = None
+    """Human-readable message about why the pod is in this condition."""
+    reason: str | None = None
+    """Brief CamelCase reason for the pod's state, such as ``Evicted``."""
+    nominated_node_name: str | None = None
+    """Node the scheduler expects to place a preempting pod on."""
+    host_ip: str | None = None
+    """Primary IP address of the pod's host."""
+    host_ips: list[HostIP] | None = None
+    """IP addresses of the pod's host; the first equals ``hostIP``."""
+    pod_ip: str | None = None
+    """Primary IP address of the pod."""
+    pod_ips: list[PodIP] | None = None
+    """IP addresses of the pod; the first equals ``podIP``."""
+    start_time: Time | None = None
+    """When the kubelet acknowledged the pod, before its images were pulled."""
+    init_container_statuses: list[ContainerStatus] | None = None
+    """Statuses of the init containers."""
+    container_statuses: list[ContainerStatus] | None = None
+    """Statuses of the containers."""
+    qos_class: Annotated[str, OneOf("BestEffort", "Burstable", "Guaranteed")] | None = None
+    """Quality of Service class assigned from the resource requirements."""
+    ephemeral_container_statuses: list[ContainerStatus] | None = None
+    """Statuses of the ephemeral containers."""
+    resize: str | None = None
+    """Deprecated status of a pending resize."""
+    resource_claim_statuses: list[PodResourceClaimStatus] | None = None
+    """Claims generated for the pod's claim templates."""
+    extended_resource_claim_status: RawObject | None = None
+    """The claim generated for the pod's extended resource requests."""
+    allocated_resources: ResourceList | None = None
+    """Aggregate resources allocated to the pod's containers."""
+    resources: ResourceRequirements | None = None
+    """Aggregate resources actually configured for the pod."""

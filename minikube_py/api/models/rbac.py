@@ -1,0 +1,108 @@
+"""rbac.authorization.k8s.io/v1: roles, cluster roles and their bindings."""
+
+from __future__ import annotations
+
+from minikube_py.api.models.base import K8sModel
+from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+
+OPENAPI_PACKAGE = "io.k8s.api.rbac.v1"
+
+
+class PolicyRule(K8sModel):
+    """What a rule allows: verbs on resources or on non-resource URLs."""
+
+    required_fields = ("verbs",)
+
+    verbs: list[str] | None = None
+    """Verbs allowed on the matching resources or URLs; ``*`` means all."""
+    api_groups: list[str] | None = None
+    """API groups of the resources; ``""`` is the core group and ``*`` all groups."""
+    resources: list[str] | None = None
+    """Resources the rule applies to; ``*`` means all."""
+    resource_names: list[str] | None = None
+    """Optional allow list of object names; empty means every object."""
+    non_resource_urls: list[str] | None = None
+    """Partial URLs (``/healthz``, ``/api/*``) a user may reach; only in cluster roles bound by
+    cluster role bindings, and not together with resources."""
+
+
+class AggregationRule(K8sModel):
+    """How a cluster role collects the rules of other cluster roles."""
+
+    cluster_role_selectors: list[LabelSelector] | None = None
+    """Selectors of the cluster roles whose rules are aggregated; one match is enough."""
+
+
+class Role(TypeMeta):
+    """A namespaced set of policy rules, referenced by a RoleBinding."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    rules: list[PolicyRule] | None = None
+    """All the policy rules of this role."""
+
+
+class ClusterRole(TypeMeta):
+    """A cluster-wide set of policy rules, referenced by a RoleBinding or ClusterRoleBinding."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    rules: list[PolicyRule] | None = None
+    """All the policy rules of this cluster role."""
+    aggregation_rule: AggregationRule | None = None
+    """When set, the controller manages ``rules`` by aggregating other cluster roles."""
+
+
+class Subject(K8sModel):
+    """A user, group or service account a binding grants a role to."""
+
+    required_fields = ("kind", "name")
+
+    kind: str | None = None
+    """``User``, ``Group`` or ``ServiceAccount``."""
+    api_group: str | None = None
+    """API group of the subject: empty for service accounts, ``rbac.authorization.k8s.io``
+    for users and groups."""
+    name: str | None = None
+    """Name of the subject."""
+    namespace: str | None = None
+    """Namespace of a service account subject."""
+
+
+class RoleRef(K8sModel):
+    """The role a binding grants."""
+
+    required_fields = ("apiGroup", "kind", "name")
+
+    api_group: str | None = None
+    """API group of the role."""
+    kind: str | None = None
+    """``Role`` or ``ClusterRole``."""
+    name: str | None = None
+    """Name of the role."""
+
+
+class RoleBinding(TypeMeta):
+    """Grants the permissions of a Role or ClusterRole to subjects within one namespace."""
+
+    required_fields = ("roleRef",)
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    subjects: list[Subject] | None = None
+    """The subjects the role applies to."""
+    role_ref: RoleRef | None = None
+    """The Role in this namespace or the ClusterRole granted. Cannot be updated."""
+
+
+class ClusterRoleBinding(TypeMeta):
+    """Grants the permissions of a ClusterRole to subjects cluster-wide."""
+
+    required_fields = ("roleRef",)
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    subjects: list[Subject] | None = None
+    """The subjects the role applies to."""
+    role_ref: RoleRef | None = None
+    """The ClusterRole granted. Cannot be updated."""

@@ -1,0 +1,28 @@
+"""scheduling.k8s.io/v1 PriorityClass."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from minikube_py.api.models.base import Int32, OneOf
+from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+
+OPENAPI_PACKAGE = "io.k8s.api.scheduling.v1"
+
+
+class PriorityClass(TypeMeta):
+    """Maps a priority class name to the integer priority pods of that class get."""
+
+    required_fields = ("value",)
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    value: Int32 | None = None
+    """The priority of pods of this class; up to one billion for user classes."""
+    global_default: bool | None = None
+    """Whether pods without a priority class get this one. Only one class may be the default."""
+    description: str | None = None
+    """When this priority class should be used."""
+    preemption_policy: Annotated[str, OneOf("Never", "PreemptLowerPriority")] | None = None
+    """Whether pods of this class may preempt lower-priority pods. Defaults to
+    ``PreemptLowerPriority``."""
