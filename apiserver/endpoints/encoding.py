@@ -1,12 +1,23 @@
-"""JSON responses encoded with ``minikube_py.jsonutil`` (orjson with a ``json`` fallback)."""
+"""Response encoding: JSON via ``minikube_py.jsonutil`` (orjson with a ``json`` fallback), and a
+memo of encoded objects.
+
+Objects served from the watch cache are shared and never mutated (a change replaces the
+object), so the bytes of one object can be computed once and reused by every LIST and every
+watcher (upstream's ``cachingObject`` does the same). The memo is keyed by identity and holds
+the object, so an id cannot be reused while its entry lives; it is evicted oldest-first once
+its encoded bytes exceed a budget (so one-off objects cost memory only for a while).
+"""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from starlette.responses import Response
 
 from minikube_py.jsonutil import dumps
+
+MEMO_BYTES = 32 * 1024 * 1024
 
 
 class JSONResponse(Response):
@@ -14,3 +25,35 @@ class JSONResponse(Response):
 
     def render(self, content: Any) -> bytes:
         return dumps(content)
+
+
+class EncodedObjects:
+    """``encode(obj)`` -> JSON bytes, memoized per object identity."""
+
+    def __init__(self, budget: int = MEMO_BYTES) -> None:
+        self._budget = budget
+        self._bytes = 0
+        self._memo: OrderedDict[int, tuple[dict[str, Any], bytes]] = OrderedDict()
+
+    def encode(self, obj: dict[str, Any]) -> bytes:
+        hit = self._memo.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        data = dumps(obj)
+        if hit is not None:
+            self._bytes -= len(self._memo.pop(id(obj))[1])
+        self._memo[id(obj)] = (obj, data)
+        self._bytes += len(data)
+        while self._bytes > self._budget:
+            self._bytes -= len(self._memo.popitem(last=False)[1][1])
+        return data
+
+
+ENCODED = EncodedObjects()
+
+
+def list_body(kind: str, api_version: str, meta: dict[str, Any], items: list[bytes]) -> bytes:
+    """A ``...List`` document from already-encoded items (``items`` is its last field)."""
+    head = dumps({"kind": kind, "apiVersion": api_version, "metadata": meta, "items": []})
+    assert head.endswith(b"[]}")
+    return head[:-3] + b"[" + b",".join(items) + b"]}"

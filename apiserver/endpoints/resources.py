@@ -15,7 +15,7 @@ from starlette.types import Receive, Scope, Send
 
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints import subresources
-from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.listing import list_options
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracked
@@ -148,13 +148,9 @@ class ResourceEndpoints:
             meta["continue"] = result.continue_token
         if result.remaining_item_count is not None:
             meta["remainingItemCount"] = result.remaining_item_count
-        body = {
-            "kind": store.rt.list_kind,
-            "apiVersion": store.rt.api_version,
-            "metadata": meta,
-            "items": [_with_kind(store, obj) for obj in result.items],
-        }
-        return JSONResponse(body)
+        items = [ENCODED.encode(_with_kind(store, obj)) for obj in result.items]
+        body = list_body(store.rt.list_kind, store.rt.api_version, meta, items)
+        return Response(body, media_type="application/json")
 
     async def _create(
         self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]

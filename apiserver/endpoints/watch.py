@@ -15,6 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
+from apiserver.endpoints.encoding import ENCODED
 from apiserver.endpoints.listing import list_options
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.registry.store import GenericStore
@@ -62,9 +63,11 @@ def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: 
     if event.type == BOOKMARK:
         obj = {"kind": store.rt.kind, "apiVersion": store.rt.api_version, **obj}
     elif event.type != ERROR:
-        obj = {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
-        if table is not None:
-            obj = to_table(store.strategy, [obj], version=table, include_object=include, with_columns=first)
+        if obj.get("kind") != store.rt.kind or obj.get("apiVersion") != store.rt.api_version:
+            obj = {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
+        if table is None:  # the common case: the object's bytes are shared by every watcher
+            return b'{"type":"' + event.type.encode() + b'","object":' + ENCODED.encode(obj) + b"}\n"
+        obj = to_table(store.strategy, [obj], version=table, include_object=include, with_columns=first)
     return dumps({"type": event.type, "object": obj}) + b"\n"
 
 
