@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import socket
 import ssl
@@ -66,6 +67,18 @@ def build_app(kv: KV, catalog: Catalog | None = None) -> ASGIApp:
     return build_handler_chain(APIRouter(catalog, app))
 
 
+# Every request allocates thousands of short-lived objects (decoded JSON) while the watch
+# caches hold millions of long-lived ones. With the default thresholds (700, 10, 10) the
+# collector took ~10% of a create storm with 10k pods resident, mostly in full collections
+# that walk every cached object (~0.2 s each); these thresholds cut that to ~3%.
+GC_THRESHOLDS = (50_000, 20, 10)
+
+
+def tune_gc() -> None:
+    """Process-wide: collect young objects less often (see ``GC_THRESHOLDS``)."""
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 async def run_apiserver(
     kv: KV,
     host: str,
@@ -78,6 +91,7 @@ async def run_apiserver(
     on_listening: Callable[[], None] | None = None,
 ) -> None:
     """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS."""
+    tune_gc()
     catalog = Catalog(kv)
     async with asyncio.TaskGroup() as tasks:
         caches = tasks.create_task(catalog.run())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from apiserver.registry.strategy import Object, Strategy
 from apiserver.storage.interface import ListOptions, Predicate
 from minikube_py.api import errors
@@ -32,6 +34,7 @@ def list_options(query: dict[str, str], strategy: Strategy) -> ListOptions:
         limit=_non_negative(query.get("limit", "0"), "limit"),
         continue_token=token,
         predicate=selector_predicate(query, strategy),
+        exact_match=_exact_match(query),
         allow_bookmarks=query.get("allowWatchBookmarks") in ("true", "1"),
         send_initial_events=_optional_bool(query.get("sendInitialEvents")),
     )
@@ -56,6 +59,13 @@ def selector_predicate(query: dict[str, str], strategy: Strategy) -> Predicate |
         return not fields.requirements or fields.matches(strategy.selectable_fields(obj))
 
     return matches
+
+
+def _exact_match(query: dict[str, str]) -> Callable[[str], str | None] | None:
+    """The field selector's ``exact_match`` (``selector_predicate`` has validated it)."""
+    if not query.get("fieldSelector"):
+        return None
+    return parse_field_selector(query["fieldSelector"]).exact_match
 
 
 def _non_negative(value: str, name: str) -> int:

@@ -14,6 +14,7 @@ owner manages, or a list item it manages as a whole. ``FieldsV1`` writes the set
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -45,10 +46,26 @@ def field(name: str) -> str:
 
 
 def key(fields: dict[str, Any]) -> str:
+    if len(fields) == 1:
+        ((name, item),) = fields.items()
+        if not isinstance(item, dict | list):
+            return _scalar_key(name, item)
     return KEY + compact_json(fields)
 
 
 def value(item: Any) -> str:
+    return VALUE + compact_json(item) if isinstance(item, dict | list) else _scalar_value(item)
+
+
+# Elements of merge-keyed and set items are computed on every write for each item; most repeat
+# (container names, finalizers). ``typed`` keeps True, 1 and 1.0 apart.
+@functools.lru_cache(maxsize=4096, typed=True)
+def _scalar_key(name: str, item: Any) -> str:
+    return KEY + compact_json({name: item})
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _scalar_value(item: Any) -> str:
     return VALUE + compact_json(item)
 
 
@@ -84,8 +101,9 @@ def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
 
 
 def _sorted(node: dict[str, Any]) -> dict[str, Any]:
-    """``"."`` first, then the children in key order (a stable rendering)."""
-    return {k: _sorted(node[k]) for k in sorted(node, key=lambda k: (k != SELF, k))}
+    """``"."`` first, then the children in key order (a stable rendering). Plain ``sorted``
+    puts ``"."`` first: every other element starts with a letter (``f:``, ``k:``, ...)."""
+    return {k: _sorted(child) if (child := node[k]) else {} for k in sorted(node)}
 
 
 def from_fields_v1(tree: Any) -> FieldSet:

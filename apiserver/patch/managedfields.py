@@ -15,6 +15,7 @@ subresource.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -62,7 +63,14 @@ Managed = dict[Manager, Entry]
 
 
 def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The current time in whole seconds, RFC 3339 (formatted once per second)."""
+    second = int(time.time())
+    if second != _now[0]:
+        _now[:] = [second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")]
+    return str(_now[1])
+
+
+_now: list[Any] = [0, ""]
 
 
 def is_reset(raw: Any) -> bool:

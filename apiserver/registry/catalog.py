@@ -26,7 +26,7 @@ from apiserver.registry.resources.serviceallocator import ClusterIPAllocator, no
 from apiserver.registry.resources.statefulset import StatefulSetStrategy
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Strategy
-from apiserver.storage.cacher import Cacher
+from apiserver.storage.cacher import Cacher, Indexer
 from apiserver.storage.errors import KeyNotFoundError
 from apiserver.storage.keys import object_key, resource_prefix
 from apiserver.storage.kv import KV
@@ -77,6 +77,21 @@ def service_strategy(services: Cacher) -> ServiceStrategy:
     return ServiceStrategy(ClusterIPAllocator(used=cluster_ips), node_port_allocator(used=node_ports))
 
 
+# Upstream's watch-cache indexes: pods by node (each node agent lists fieldSelector=spec.nodeName).
+INDEXED_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {("", "Pod"): ("spec.nodeName",)}
+
+
+def indexers(rt: ResourceType) -> dict[str, Indexer]:
+    """The watch cache's indexers for ``rt``: each indexed field's value as the field selector
+    reads it (``selectable_fields``), so an index lookup and the predicate agree."""
+    strategy = strategy_for(rt)
+
+    def indexer(field: str) -> Indexer:
+        return lambda obj: strategy.selectable_fields(obj).get(field, "")
+
+    return {field: indexer(field) for field in INDEXED_FIELDS.get((rt.group, rt.kind), ())}
+
+
 class Catalog:
     """Stores by (group, version, resource); ``run`` keeps every watch cache in sync."""
 
@@ -88,7 +103,8 @@ class Catalog:
         self._stores: dict[tuple[str, str, str], GenericStore] = {}
         for rt in self.scheme:
             prefix = resource_prefix(rt.resource)
-            cacher = self._cachers.setdefault(prefix, Cacher(storage, prefix))
+            cacher = self._cachers.get(prefix) or Cacher(storage, prefix, indexers=indexers(rt))
+            self._cachers[prefix] = cacher
             strategy = (
                 service_strategy(cacher) if (rt.group, rt.kind) == ("", "Service") else strategy_for(rt)
             )

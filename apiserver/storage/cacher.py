@@ -18,6 +18,11 @@
   its own bounded buffer; a watcher that falls that far behind is terminated so it stalls
   nobody. Watchers that asked for bookmarks get one every ``bookmark_interval`` seconds of
   quiet.
+* **Indexes** (``indexers``: field -> value of an object): for each, the keys by value, kept
+  in key order. A list whose field selector requires an indexed field's value
+  (``ListOptions.exact_match``) walks that value's keys instead of every key (upstream indexes
+  pods by ``spec.nodeName`` for the node agents); the predicate still decides, so the items,
+  their order and the continue tokens are those of the full walk. Watches filter as before.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import builtins
 import logging
 import random
 from collections import deque
+from collections.abc import Callable, Mapping
 
 from apiserver.storage.cacher_watcher import CacheWatcher, Change
 from apiserver.storage.errors import (
@@ -54,6 +60,8 @@ from apiserver.storage.objects import KVObjectStorage, decode
 
 log = logging.getLogger("apiserver.cacher")
 
+Indexer = Callable[[Object], str]
+
 
 class Cacher:
     """See the module docstring."""
@@ -67,6 +75,7 @@ class Cacher:
         watcher_buffer: int = 1000,
         bookmark_interval: float = 60.0,
         fresh_timeout: float = 3.0,
+        indexers: Mapping[str, Indexer] | None = None,
     ) -> None:
         self.storage = storage
         self.prefix = prefix
@@ -78,6 +87,9 @@ class Cacher:
         self.oldest_revision = 0
         self._objects: dict[str, Object] = {}
         self._keys: list[str] = []
+        self._indexers = dict(indexers or {})
+        # field -> value -> sorted keys of the objects with that value
+        self._indices: dict[str, dict[str, list[str]]] = {field: {} for field in self._indexers}
         self._changes: deque[Change] = deque()
         self._watchers: set[CacheWatcher] = set()
         self._ready = asyncio.Event()
@@ -118,6 +130,9 @@ class Cacher:
     def _replace(self, items: dict[str, Object], revision: int) -> None:
         self._objects = items
         self._keys = sorted(items)
+        self._indices = {field: {} for field in self._indexers}
+        for key in self._keys:
+            self._index(key, items[key])
         self._changes.clear()
         self.resource_version = self.oldest_revision = revision
         self._ready.set()
@@ -126,8 +141,11 @@ class Cacher:
         key = event.kv.key
         old = self._objects.get(key)
         obj: Object | None = None
+        if old is not None:
+            self._unindex(key, old)
         if event.type is EventType.PUT:
             obj = self._objects[key] = decode(event.kv)
+            self._index(key, obj)
             if old is None:
                 bisect.insort(self._keys, key)
         else:
@@ -140,6 +158,18 @@ class Cacher:
             self.oldest_revision = self._changes.popleft().revision
         for watcher in list(self._watchers):
             watcher.dispatch(change)
+
+    def _index(self, key: str, obj: Object) -> None:
+        for field, indexer in self._indexers.items():
+            bisect.insort(self._indices[field].setdefault(indexer(obj), []), key)
+
+    def _unindex(self, key: str, obj: Object) -> None:
+        for field, indexer in self._indexers.items():
+            value = indexer(obj)
+            keys = self._indices[field][value]
+            keys.pop(bisect.bisect_left(keys, key))
+            if not keys:
+                del self._indices[field][value]
 
     async def _advance(self, revision: int) -> None:
         if revision > self.resource_version:
@@ -210,23 +240,37 @@ class Cacher:
         return self._list_from_cache(prefix, start, opts)
 
     def _list_from_cache(self, prefix: str, start: str, opts: ListOptions) -> ObjectList:
-        lo = bisect.bisect_left(self._keys, start)
-        hi = bisect.bisect_left(self._keys, key_range_end(prefix))
+        keys = self._indexed_keys(opts)
+        end = key_range_end(prefix)
+        lo, hi = bisect.bisect_left(keys, start), bisect.bisect_left(keys, end)
         items: list[Object] = []
         last = lo
         for index in range(lo, hi):
             if opts.limit > 0 and len(items) >= opts.limit:
                 break
             last = index + 1
-            obj = self._objects[self._keys[index]]
+            obj = self._objects[keys[index]]
             if opts.predicate is None or opts.predicate(obj):
                 items.append(obj)
         revision = self.resource_version
+        if keys is not self._keys:  # where the full walk stops: after the last match, or the end
+            reached = opts.limit > 0 and len(items) >= opts.limit
+            hi = bisect.bisect_left(self._keys, end)
+            last = bisect.bisect_right(self._keys, keys[last - 1]) if reached else hi
+            keys = self._keys
         if last >= hi or opts.limit <= 0:
             return ObjectList(items, str(revision))
-        token = encode_continue(self._keys[last - 1], prefix, revision)
+        token = encode_continue(keys[last - 1], prefix, revision)
         remaining = None if opts.predicate else hi - last
         return ObjectList(items, str(revision), token, remaining)
+
+    def _indexed_keys(self, opts: ListOptions) -> builtins.list[str]:
+        """The keys a list must walk: an index's when the selector pins an indexed field."""
+        if opts.exact_match is not None and opts.predicate is not None:
+            for field, index in self._indices.items():
+                if (value := opts.exact_match(field)) is not None:
+                    return index.get(value, [])
+        return self._keys
 
     # ObjectStorage: writes pass through
 

@@ -67,6 +67,9 @@ class ListOptions:
     limit: int = 0
     continue_token: str = ""
     predicate: Predicate | None = None
+    # The value the field selector requires of a field (``fieldSelector=spec.nodeName=n1``:
+    # "n1" for "spec.nodeName"), else None. Only a hint for indexes: ``predicate`` decides.
+    exact_match: Callable[[str], str | None] | None = None
     allow_bookmarks: bool = False
     send_initial_events: bool | None = None
 

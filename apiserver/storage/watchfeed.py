@@ -1,9 +1,11 @@
 """In-process watch delivery for the embedded backends (memory and SQLite).
 
 A ``WatchFeed`` holds the most recent events, in revision order with no gaps, as the single
-writer publishes them on the event loop. Watchers wake on publication (an ``asyncio.Event``
-swapped per publish), never by polling. A watcher that starts below the feed's window reads the
-older part from the backend's history first, then continues from the feed.
+writer publishes them on the event loop. Watchers wake on publication, never by polling, and
+only when an event falls under their prefix: the feed keeps one ``asyncio.Event`` per prefix
+being waited on (a cacher per resource watches its own prefix, so a write wakes one of them).
+A watcher that starts below the feed's window reads the older part from the backend's history
+first, then continues from the feed.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ class WatchFeed:
     def __init__(self, revision: int, capacity: int | None = None) -> None:
         self.revision = revision
         self._events: deque[Event] = deque(maxlen=capacity)
-        self._changed = asyncio.Event()
+        self._waiting: dict[str, asyncio.Event] = {}  # prefix -> set on its next event
         self.closed = False
 
     def publish(self, events: list[Event]) -> None:
@@ -37,21 +39,29 @@ class WatchFeed:
             return
         self._events.extend(events)
         self.revision = events[-1].revision
-        self._changed.set()
-        self._changed = asyncio.Event()
+        keys = [e.kv.key for e in events]
+        woken = [p for p in self._waiting if any(k.startswith(p) for k in keys)]
+        for prefix in woken:
+            self._waiting.pop(prefix).set()
 
     def wake(self) -> None:
         """Wake every watcher without new events (progress requests, close)."""
-        self._changed.set()
-        self._changed = asyncio.Event()
+        waiting, self._waiting = self._waiting, {}
+        for event in waiting.values():
+            event.set()
 
     def close(self) -> None:
         """The store is closing: every watch ends."""
         self.closed = True
         self.wake()
 
-    def changed(self) -> asyncio.Event:
-        return self._changed
+    def changed(self, prefix: str = "") -> asyncio.Event:
+        """Set at the next publication of an event under ``prefix`` (any event for ``""``), or
+        at the next ``wake``."""
+        event = self._waiting.get(prefix)
+        if event is None:
+            event = self._waiting[prefix] = asyncio.Event()
+        return event
 
     @property
     def oldest(self) -> int:
@@ -103,7 +113,7 @@ class FeedWatch:
     async def _batches(self) -> AsyncIterator[WatchBatch]:
         self._check_compacted()
         while not self._closed and not self._feed.closed:
-            changed = self._feed.changed()
+            changed = self._feed.changed(self._prefix)
             if self._next <= self._feed.revision:
                 batch = await self._read()
                 if batch.events:

@@ -123,3 +123,69 @@ async def test_relist_after_store_compaction_terminates_watchers() -> None:
         await cacher.wait_until_fresh(last)
         listed = await cacher.list(PREFIX, ListOptions(resource_version="0"))
     assert len(listed.items) == 11
+
+
+PODS = "/registry/pods/"
+
+
+def node_of(obj: Object) -> str:
+    return str((obj.get("spec") or {}).get("nodeName") or "")
+
+
+def pod(name: str, node: str) -> Object:
+    return {"metadata": {"name": name, "namespace": "default"}, "spec": {"nodeName": node}}
+
+
+def on_node(node: str, *, limit: int = 0, token: str = "", indexed: bool = True) -> ListOptions:
+    """``fieldSelector=spec.nodeName=<node>``, with the index hint only when ``indexed``."""
+    hint = {"spec.nodeName": node}.get if indexed else None
+    return ListOptions(
+        resource_version="0",
+        limit=limit,
+        continue_token=token,
+        predicate=lambda obj: node_of(obj) == node,
+        exact_match=hint,
+    )
+
+
+async def pages(cacher: Cacher, node: str, limit: int, *, indexed: bool) -> list[tuple[list[str], str]]:
+    """Every page of a paged list: (names, continue token)."""
+    out: list[tuple[list[str], str]] = []
+    token = ""
+    while True:
+        page = await cacher.list(PODS, on_node(node, limit=limit, token=token, indexed=indexed))
+        out.append(([o["metadata"]["name"] for o in page.items], page.continue_token))
+        if not (token := page.continue_token):
+            return out
+
+
+async def test_index_lists_match_the_full_walk_through_updates_and_deletes() -> None:
+    storage = KVObjectStorage(MemoryKV())
+    cacher = Cacher(storage, PODS, indexers={"spec.nodeName": node_of})
+    # Created before the cacher runs (the initial list builds the index) and after (events).
+    for i in range(12):
+        await storage.create(f"{PODS}default/p{i:02d}", pod(f"p{i:02d}", "a" if i % 3 else "b"))
+    async with running(cacher):
+        await storage.create(f"{PODS}default/q", pod("q", ""))
+        await storage.guaranteed_update(f"{PODS}default/p01", lambda obj: _set_node(obj, "b"))  # a -> b
+        deleted = await storage.delete(f"{PODS}default/p03")  # was on b
+        await cacher.wait_until_fresh(int(deleted["metadata"]["resourceVersion"]))
+
+        for node in ("a", "b", "", "nowhere"):
+            full = await cacher.list(PODS, on_node(node, indexed=False))
+            indexed = await cacher.list(PODS, on_node(node))
+            assert indexed.items == full.items, node
+            for limit in (1, 2, 3, 5, 100):
+                assert await pages(cacher, node, limit, indexed=True) == await pages(
+                    cacher, node, limit, indexed=False
+                ), (node, limit)
+        names = [o["metadata"]["name"] for o in (await cacher.list(PODS, on_node("b"))).items]
+        assert names == ["p00", "p01", "p06", "p09"]
+        assert [o["metadata"]["name"] for o in (await cacher.list(PODS, on_node(""))).items] == ["q"]
+        assert cacher._indices["spec.nodeName"].keys() == {"a", "b", ""}  # emptied values go
+
+
+async def _set_node(obj: Object | None, node: str) -> Object:
+    assert obj is not None
+    obj["spec"]["nodeName"] = node
+    return obj
