@@ -85,6 +85,7 @@ class GenericStore:
         objectmeta.fill_system_fields(obj)
         if self.strategy.spec_field is not None:
             obj["metadata"]["generation"] = 1
+        self.strategy.default(obj)
         self.strategy.prepare_for_create(obj)
         name = obj["metadata"].get("name", "")
         self._raise_invalid(obj, self._validate(obj))
@@ -139,6 +140,7 @@ class GenericStore:
         if wanted_rv and wanted_rv != current["metadata"]["resourceVersion"]:
             raise errors.conflict(self.rt.resource, name, self.rt.group, errors.MODIFIED)
         desired.setdefault("metadata", {})["resourceVersion"] = current["metadata"]["resourceVersion"]
+        self.strategy.default(desired)
         if subresource == "status":
             desired = self.strategy.prepare_for_status_update(desired, current)
         else:

@@ -31,6 +31,10 @@ class Strategy:
     #: how names are validated: "subdomain" (most kinds), "label" (namespaces, services)
     name_rule: str = "subdomain"
 
+    def default(self, obj: Object) -> None:
+        """Upstream's defaulting: fill unset fields of every incoming object (create, update,
+        patch result), before the prepare hooks."""
+
     def prepare_for_create(self, obj: Object) -> None:
         """Reset what a client may not set on create (e.g. status)."""
         if self.status_field is not None:

@@ -25,3 +25,15 @@ def meta(name: str = "x", namespace: str | None = "default", **extra: Any) -> di
 def causes(found: list[Any]) -> list[tuple[str, str, str]]:
     """Causes as ``(reason, field, message)`` tuples for compact assertions."""
     return [(c.reason, c.field, c.message) for c in found]
+
+
+def prepared_for_create(strategy: Any, obj: dict[str, Any]) -> None:
+    """What ``GenericStore.create`` does with a strategy: defaults, then prepare."""
+    strategy.default(obj)
+    strategy.prepare_for_create(obj)
+
+
+def prepared_for_update(strategy: Any, new: dict[str, Any], old: dict[str, Any]) -> None:
+    """What ``GenericStore.update`` does with a strategy: defaults, then prepare."""
+    strategy.default(new)
+    strategy.prepare_for_update(new, old)

@@ -10,7 +10,7 @@ import pytest
 from apiserver.registry.resources.pod import PodStrategy
 from apiserver.registry.resources.podtemplate import image_pull_policy
 from apiserver.registry.resources.qos import pod_qos_class
-from tests.registry.helpers import NOW, ago, causes, meta
+from tests.registry.helpers import NOW, ago, causes, meta, prepared_for_create, prepared_for_update
 
 STRATEGY = PodStrategy()
 
@@ -23,7 +23,7 @@ def pod(containers: list[dict[str, Any]] | None = None, **spec: Any) -> dict[str
 
 
 def created(obj: dict[str, Any]) -> dict[str, Any]:
-    STRATEGY.prepare_for_create(obj)
+    prepared_for_create(STRATEGY, obj)
     return obj
 
 
@@ -111,7 +111,7 @@ def test_update_keeps_status_and_defaults_the_spec() -> None:
     old["status"]["phase"] = "Running"
     new = pod()
     new["status"] = {"phase": "Failed"}
-    STRATEGY.prepare_for_update(new, old)
+    prepared_for_update(STRATEGY, new, old)
     assert new["status"]["phase"] == "Running"
     assert new["spec"]["dnsPolicy"] == "ClusterFirst"
 
@@ -251,7 +251,7 @@ DNS_LABEL = (
 )
 def test_validation_causes(spec: dict[str, Any], expected: list[tuple[str, str, str]]) -> None:
     obj = {"metadata": meta("p"), "spec": copy.deepcopy(spec)}
-    STRATEGY.prepare_for_create(obj)
+    prepared_for_create(STRATEGY, obj)
     assert causes(STRATEGY.validate(obj)) == expected
 
 

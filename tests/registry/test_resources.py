@@ -21,7 +21,7 @@ from apiserver.registry.resources.service import ServiceStrategy
 from apiserver.registry.resources.serviceaccount import ServiceAccountStrategy
 from apiserver.registry.resources.statefulset import StatefulSetStrategy
 from apiserver.registry.strategy import Strategy
-from tests.registry.helpers import NOW, ago, causes, meta
+from tests.registry.helpers import NOW, ago, causes, meta, prepared_for_create, prepared_for_update
 
 WIDE = ["Containers*", "Images*", "Selector*"]
 # column names in upstream's order; a ``*`` marks a priority-1 (``-o wide``) column
@@ -151,14 +151,14 @@ def test_node_row(obj: dict[str, Any], status: str, roles: str) -> None:
 def test_node_keeps_its_registered_status_and_defaults_allocatable() -> None:
     obj = node()
     obj["status"]["capacity"] = {"cpu": "4", "memory": "8Gi"}
-    NodeStrategy().prepare_for_create(obj)
+    prepared_for_create(NodeStrategy(), obj)
     assert obj["status"]["nodeInfo"]["kubeletVersion"] == "v1.32.0"
     assert obj["status"]["allocatable"] == {"cpu": "4", "memory": "8Gi"}
 
 
 def test_node_update_keeps_status() -> None:
     old, new = node(), node(ready="False")
-    NodeStrategy().prepare_for_update(new, old)
+    prepared_for_update(NodeStrategy(), new, old)
     assert new["status"] == old["status"]
 
 
@@ -209,7 +209,7 @@ def test_endpoints_cell(subsets: list[dict[str, Any]], text: str) -> None:
 
 def test_endpoints_ports_default_to_tcp_and_row() -> None:
     obj: dict[str, Any] = {"metadata": meta("kube-dns"), "subsets": [subset(["10.0.0.1"], [53])]}
-    EndpointsStrategy().prepare_for_create(obj)
+    prepared_for_create(EndpointsStrategy(), obj)
     assert obj["subsets"][0]["ports"] == [{"port": 53, "protocol": "TCP"}]
     assert EndpointsStrategy().table_cells(obj, NOW) == ["kube-dns", "10.0.0.1:53", "60m"]
 
@@ -314,7 +314,7 @@ def priority_class(name: str, value: int, **fields: Any) -> dict[str, Any]:
 def test_priority_class_defaults_and_row() -> None:
     strategy = PriorityClassStrategy()
     obj = priority_class("high", 1000, globalDefault=True)
-    strategy.prepare_for_create(obj)
+    prepared_for_create(strategy, obj)
     assert strategy.table_cells(obj, NOW) == ["high", 1000, True, "60m", "PreemptLowerPriority"]
     assert strategy.validate(obj) == []
 
@@ -348,16 +348,16 @@ def test_priority_class_defaults_and_row() -> None:
 )
 def test_priority_class_validation(obj: dict[str, Any], expected: list[tuple[str, str, str]]) -> None:
     strategy = PriorityClassStrategy()
-    strategy.prepare_for_create(obj)
+    prepared_for_create(strategy, obj)
     assert causes(strategy.validate(obj)) == expected
 
 
 def test_priority_class_value_is_immutable() -> None:
     strategy = PriorityClassStrategy()
     old = priority_class("high", 1000)
-    strategy.prepare_for_create(old)
+    prepared_for_create(strategy, old)
     new = priority_class("high", 2000)
-    strategy.prepare_for_update(new, old)
+    prepared_for_update(strategy, new, old)
     assert causes(strategy.validate_update(new, old)) == [
         ("FieldValueForbidden", "value", "Forbidden: may not be changed in an update.")
     ]

@@ -16,7 +16,7 @@ from apiserver.registry.resources.serviceallocator import (
     node_port_allocator,
 )
 from minikube_py.api.errors import ApiError
-from tests.registry.helpers import NOW, causes, meta
+from tests.registry.helpers import NOW, causes, meta, prepared_for_create, prepared_for_update
 
 
 def strategy(seed: int = 1, used_ips: set[str] | None = None) -> ServiceStrategy:
@@ -31,7 +31,7 @@ def service(**spec: Any) -> dict[str, Any]:
 
 
 def created(obj: dict[str, Any], svc: ServiceStrategy | None = None) -> dict[str, Any]:
-    (svc or strategy()).prepare_for_create(obj)
+    prepared_for_create(svc or strategy(), obj)
     return obj
 
 
@@ -128,7 +128,7 @@ def test_update_keeps_allocated_values() -> None:
     svc = strategy()
     old = created(service(type="NodePort", ports=[{"name": "http", "port": 80}]), svc)
     new = service(type="NodePort", ports=[{"name": "http", "port": 80}])
-    svc.prepare_for_update(new, old)
+    prepared_for_update(svc, new, old)
     assert new["spec"]["clusterIP"] == old["spec"]["clusterIP"]
     assert new["spec"]["ports"][0]["nodePort"] == old["spec"]["ports"][0]["nodePort"]
     assert new["status"] == {"loadBalancer": {}}
@@ -266,7 +266,7 @@ def test_changing_to_node_port_allocates_one_and_keeps_the_ip() -> None:
     svc = strategy()
     old = created(service(), svc)
     new = service(type="NodePort")
-    svc.prepare_for_update(new, old)
+    prepared_for_update(svc, new, old)
     assert new["spec"]["clusterIP"] == old["spec"]["clusterIP"]
     assert 30000 <= new["spec"]["ports"][0]["nodePort"] <= 32767
     assert new["spec"]["externalTrafficPolicy"] == "Cluster"

@@ -13,7 +13,7 @@ from apiserver.registry.resources.job import JobStrategy
 from apiserver.registry.resources.replicaset import ReplicaSetStrategy
 from apiserver.registry.resources.statefulset import StatefulSetStrategy
 from apiserver.registry.strategy import Strategy
-from tests.registry.helpers import NOW, ago, causes, meta
+from tests.registry.helpers import NOW, ago, causes, meta, prepared_for_create, prepared_for_update
 
 CONTAINERS = [{"name": "web", "image": "nginx:1.25"}, {"name": "log", "image": "busybox"}]
 
@@ -32,7 +32,7 @@ APP = {"matchLabels": {"app": "web"}}
 
 
 def created(strategy: Strategy, obj: dict[str, Any]) -> dict[str, Any]:
-    strategy.prepare_for_create(obj)
+    prepared_for_create(strategy, obj)
     return obj
 
 
@@ -164,7 +164,7 @@ def test_deployment_update_keeps_status_and_defaults() -> None:
     old = created(DEPLOYMENT, workload(APP, {"app": "web"}))
     old["status"] = {"replicas": 1}
     new = workload(APP, {"app": "web"}, replicas=3)
-    DEPLOYMENT.prepare_for_update(new, old)
+    prepared_for_update(DEPLOYMENT, new, old)
     assert new["status"] == {"replicas": 1} and new["spec"]["progressDeadlineSeconds"] == 600
 
 

@@ -67,13 +67,8 @@ class DaemonSetStrategy(Strategy):
     status_field = "status"
     spec_field = "spec"
 
-    def prepare_for_create(self, obj: Object) -> None:
-        super().prepare_for_create(obj)
+    def default(self, obj: Object) -> None:
         default_daemonset(obj)
-
-    def prepare_for_update(self, new: Object, old: Object) -> None:
-        super().prepare_for_update(new, old)
-        default_daemonset(new)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec") or {}

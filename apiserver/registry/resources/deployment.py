@@ -121,13 +121,8 @@ class DeploymentStrategy(Strategy):
     status_field = "status"
     spec_field = "spec"
 
-    def prepare_for_create(self, obj: Object) -> None:
-        super().prepare_for_create(obj)
+    def default(self, obj: Object) -> None:
         default_deployment(obj)
-
-    def prepare_for_update(self, new: Object, old: Object) -> None:
-        super().prepare_for_update(new, old)
-        default_deployment(new)
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_deployment(obj))

@@ -40,13 +40,8 @@ def format_endpoints(endpoints: Object) -> str:
 
 
 class EndpointsStrategy(Strategy):
-    def prepare_for_create(self, obj: Object) -> None:
-        super().prepare_for_create(obj)
+    def default(self, obj: Object) -> None:
         _default_ports(obj)
-
-    def prepare_for_update(self, new: Object, old: Object) -> None:
-        super().prepare_for_update(new, old)
-        _default_ports(new)
 
     def table_columns(self) -> list[Column]:
         return list(COLUMNS)

@@ -129,14 +129,12 @@ class JobStrategy(Strategy):
     status_field = "status"
     spec_field = "spec"
 
+    def default(self, obj: Object) -> None:
+        default_job(obj)
+
     def prepare_for_create(self, obj: Object) -> None:
         super().prepare_for_create(obj)
-        default_job(obj)
         generate_selector(obj)
-
-    def prepare_for_update(self, new: Object, old: Object) -> None:
-        super().prepare_for_update(new, old)
-        default_job(new)
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_job(obj))

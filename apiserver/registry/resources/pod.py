@@ -52,19 +52,17 @@ class PodStrategy(Strategy):
     status_field = "status"
 
     def prepare_for_create(self, obj: Object) -> None:
-        """Defaults; the status is reset to ``Pending`` with the pod's QoS class (and the
+        """The status is reset to ``Pending`` with the pod's QoS class (and the
         ``SchedulingGated`` condition while ``spec.schedulingGates`` is not empty)."""
         super().prepare_for_create(obj)
-        default_pod(obj)
         spec = obj["spec"]
         status: Object = {"phase": "Pending", "qosClass": pod_qos_class(spec)}
         if spec.get("schedulingGates"):
             status["conditions"] = [dict(SCHEDULING_GATED)]
         obj["status"] = status
 
-    def prepare_for_update(self, new: Object, old: Object) -> None:
-        super().prepare_for_update(new, old)
-        default_pod(new)
+    def default(self, obj: Object) -> None:
+        default_pod(obj)
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_pod(obj))

@@ -50,13 +50,8 @@ def validate_priority_class(obj: Object) -> list[FieldError]:
 
 
 class PriorityClassStrategy(Strategy):
-    def prepare_for_create(self, obj: Object) -> None:
-        super().prepare_for_create(obj)
+    def default(self, obj: Object) -> None:
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
-
-    def prepare_for_update(self, new: Object, old: Object) -> None:
-        super().prepare_for_update(new, old)
-        new.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_priority_class(obj))

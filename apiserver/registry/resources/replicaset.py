@@ -47,13 +47,8 @@ class ReplicaSetStrategy(Strategy):
     status_field = "status"
     spec_field = "spec"
 
-    def prepare_for_create(self, obj: Object) -> None:
-        super().prepare_for_create(obj)
+    def default(self, obj: Object) -> None:
         default_replicaset(obj)
-
-    def prepare_for_update(self, new: Object, old: Object) -> None:
-        super().prepare_for_update(new, old)
-        default_replicaset(new)
 
     def validate(self, obj: Object) -> list[Cause]:
         errs = validate_workload(obj, "deployment")
