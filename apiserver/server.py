@@ -13,7 +13,7 @@ import gc
 import logging
 import socket
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import uvicorn
@@ -23,6 +23,7 @@ from starlette.types import ASGIApp
 from apiserver.bootstrap import ensure_bootstrap_objects
 from apiserver.endpoints.openapi import OpenAPIv3, openapi_v2
 from apiserver.endpoints.router import APIRouter
+from apiserver.endpoints.watch import OpenWatches
 from apiserver.filters.chain import build_handler_chain
 from apiserver.health import PingCheck, StoreCheck, install_health_checks
 from apiserver.registry.catalog import Catalog
@@ -42,7 +43,7 @@ class ServeError(Exception):
     """The server cannot start (TLS files unusable, address unavailable). One-line message."""
 
 
-def build_app(kv: KV, catalog: Catalog | None = None) -> ASGIApp:
+def build_app(kv: KV, catalog: Catalog | None = None, watches: OpenWatches | None = None) -> ASGIApp:
     """The apiserver: the request chain around the resource endpoints (when a catalog is
     given), discovery, OpenAPI, health, ``/version``, and Status errors for everything else."""
     app = FastAPI(
@@ -64,7 +65,7 @@ def build_app(kv: KV, catalog: Catalog | None = None) -> ASGIApp:
     app.router.add_route("/openapi/v2", openapi_v2, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3/{path:path}", v3.document, ["GET"], include_in_schema=False)
-    return build_handler_chain(APIRouter(catalog, app))
+    return build_handler_chain(APIRouter(catalog, app, watches))
 
 
 # Every request allocates thousands of short-lived objects (decoded JSON) while the watch
@@ -92,14 +93,14 @@ async def run_apiserver(
 ) -> None:
     """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS."""
     tune_gc()
-    catalog = Catalog(kv)
+    catalog, watches = Catalog(kv), OpenWatches()
     async with asyncio.TaskGroup() as tasks:
         caches = tasks.create_task(catalog.run())
         try:
             await catalog.wait_ready()
             await ensure_bootstrap_objects(catalog)
             await serve(
-                build_app(kv, catalog),
+                build_app(kv, catalog, watches),
                 host,
                 port,
                 certfile,
@@ -107,6 +108,7 @@ async def run_apiserver(
                 ca_file,
                 sock=sock,
                 on_listening=on_listening,
+                on_stopping=watches.close_all,
             )
         finally:
             caches.cancel()
@@ -122,13 +124,15 @@ async def serve(
     *,
     sock: socket.socket | None = None,
     on_listening: Callable[[], None] | None = None,
+    on_stopping: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Serve ``app`` on ``https://host:port`` until cancelled.
 
     Client certificates are requested but optional (``CERT_OPTIONAL``); when sent they must
     chain to ``ca_file``. ``sock`` is a socket already bound by ``listen(host, port)``, for
     callers that check the address before doing other work; the server closes it.
-    ``on_listening`` runs once connections are accepted. On cancellation the server stops
+    ``on_listening`` runs once connections are accepted; ``on_stopping`` when shutdown
+    starts (e.g. to end streaming watches). On cancellation the server stops
     accepting, gives in-flight requests up to ``GRACEFUL_SHUTDOWN_SECONDS``, then re-raises
     ``CancelledError``. Raises ``ServeError`` before serving when the TLS files or the address
     cannot be used.
@@ -158,6 +162,8 @@ async def serve(
             await asyncio.shield(running)
         except asyncio.CancelledError:
             server.should_exit = True
+            if on_stopping is not None:
+                await on_stopping()
             await running  # graceful stop; a second cancellation aborts it
             logger.info("stopped serving on %s", server.url)
             raise

@@ -22,7 +22,7 @@ from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_ma
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
-from apiserver.endpoints.watch import watch_response
+from apiserver.endpoints.watch import OpenWatches, watch_response
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -41,8 +41,9 @@ def status_json(err: errors.ApiError) -> Response:
 class ResourceEndpoints:
     """ASGI app serving resource requests (``RequestInfo.is_resource_request``)."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, watches: OpenWatches | None = None) -> None:
         self.catalog = catalog
+        self.watches = watches or OpenWatches()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -64,7 +65,7 @@ class ResourceEndpoints:
         if info.verb == "list":
             return await self._list(request, store, namespace, query)
         if info.verb == "watch":
-            return watch_response(request, store, namespace, query)
+            return watch_response(request, store, namespace, query, self.watches)
         if info.verb == "create":
             return await self._create(request, store, namespace, query)
         if info.verb == "get":

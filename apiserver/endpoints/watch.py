@@ -20,28 +20,53 @@ from apiserver.endpoints.listing import list_options
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.registry.store import GenericStore
 from apiserver.storage.errors import TooLargeResourceVersionError
-from apiserver.storage.interface import BOOKMARK, ERROR, WatchEvent
+from apiserver.storage.interface import BOOKMARK, ERROR, ObjectWatch, WatchEvent
 from minikube_py.api import errors
 from minikube_py.jsonutil import dumps
 
 MAX_TIMEOUT_SECONDS = 1800
 
 
+class OpenWatches:
+    """Every watch being streamed, so a stopping server can end them at once (clients see a
+    cleanly closed stream and re-watch elsewhere) instead of waiting out its grace period."""
+
+    def __init__(self) -> None:
+        self._watches: set[ObjectWatch] = set()
+
+    def add(self, watch: ObjectWatch) -> None:
+        self._watches.add(watch)
+
+    def discard(self, watch: ObjectWatch) -> None:
+        self._watches.discard(watch)
+
+    async def close_all(self) -> None:
+        for watch in list(self._watches):
+            await watch.close()
+
+
 def watch_response(
-    request: Request, store: GenericStore, namespace: str, query: dict[str, str]
+    request: Request, store: GenericStore, namespace: str, query: dict[str, str], watches: OpenWatches
 ) -> StreamingResponse:
     opts = list_options(query, store.strategy)
     timeout = _timeout(query.get("timeoutSeconds", ""))
     table = table_version(request.headers.get("accept", ""))
     include = query.get("includeObject", "")
-    stream = _lines(store, namespace, opts, timeout, table, include)
+    stream = _lines(store, namespace, opts, timeout, table, include, watches)
     return StreamingResponse(stream, media_type="application/json")
 
 
 async def _lines(
-    store: GenericStore, namespace: str, opts: Any, timeout: float, table: str | None, include: str
+    store: GenericStore,
+    namespace: str,
+    opts: Any,
+    timeout: float,
+    table: str | None,
+    include: str,
+    watches: OpenWatches,
 ) -> AsyncIterator[bytes]:
     watch = store.watch(namespace, opts)
+    watches.add(watch)
     first = True
     try:
         async with asyncio.timeout(timeout):
@@ -55,6 +80,7 @@ async def _lines(
     except TimeoutError:
         return
     finally:
+        watches.discard(watch)
         await watch.close()
 
 

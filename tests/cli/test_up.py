@@ -235,3 +235,19 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], says: str) -
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("minikube-py: error: ")
     assert says in lines[0]
+
+
+def test_sigterm_with_open_watches_ends_them_and_exits_cleanly(tmp_path: Path) -> None:
+    """Regression: open watch streams used to hold shutdown for the whole grace period and
+    were then cancelled with a traceback in the log."""
+    running = start_up(tmp_path, free_port())
+    running.wait_ready()
+    with (
+        running.client() as client,
+        client.stream("GET", "/api/v1/configmaps?watch=true", timeout=10) as stream,
+    ):
+        assert stream.status_code == 200
+        code, took = running.stop(signal.SIGTERM)
+        assert list(stream.iter_bytes()) == []  # the stream ended cleanly
+    assert code == 0 and took < STOP_TIMEOUT
+    assert "Traceback" not in running.stderr.read_text()
