@@ -11,6 +11,7 @@ from apiserver.registry.resources.daemonset import DaemonSetStrategy
 from apiserver.registry.resources.deployment import DeploymentStrategy
 from apiserver.registry.resources.endpoints import EndpointsStrategy
 from apiserver.registry.resources.event import EventStrategy
+from apiserver.registry.resources.eventsv1 import EventsV1Strategy
 from apiserver.registry.resources.generic import PlainStrategy, SpecStatusStrategy
 from apiserver.registry.resources.job import JobStrategy
 from apiserver.registry.resources.lease import LeaseStrategy
@@ -50,6 +51,7 @@ STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("apps", "StatefulSet"): StatefulSetStrategy,
     ("batch", "Job"): JobStrategy,
     ("coordination.k8s.io", "Lease"): LeaseStrategy,
+    ("events.k8s.io", "Event"): EventsV1Strategy,
     ("scheduling.k8s.io", "PriorityClass"): PriorityClassStrategy,
 }
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import builtins
 import copy
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from apiserver.registry import meta as objectmeta
+from apiserver.registry.conversion import ConvertedWatch
 from apiserver.registry.strategy import Object, Strategy
 from apiserver.storage.errors import (
     CompactedError,
@@ -41,7 +43,10 @@ class DeleteOptions:
 
 
 class GenericStore:
-    """One resource's REST semantics over an ``ObjectStorage`` (usually its cacher)."""
+    """One resource's REST semantics over an ``ObjectStorage`` (usually its cacher).
+
+    Objects come in and go out in the served shape; with a ``strategy.conversion`` they are
+    stored in another shape, converted on every write and on every read (see ``conversion``)."""
 
     def __init__(
         self,
@@ -54,6 +59,7 @@ class GenericStore:
         self.strategy = strategy
         self.storage = storage
         self._namespace_check = namespace_check
+        self._conversion = strategy.conversion
 
     def key(self, namespace: str, name: str) -> str:
         return object_key(self.rt.resource, name, namespace if self.rt.namespaced else "")
@@ -65,18 +71,31 @@ class GenericStore:
 
     async def get(self, namespace: str, name: str, resource_version: str = "") -> Object:
         try:
-            return await self.storage.get(self.key(namespace, name), resource_version=resource_version)
+            stored = await self.storage.get(self.key(namespace, name), resource_version=resource_version)
         except StorageError as err:
             raise self._api_error(err, name) from err
+        return self._served(stored)
 
     async def list(self, namespace: str, opts: ListOptions) -> ObjectList:
         try:
-            return await self.storage.list(self.prefix(namespace), opts)
+            listed = await self.storage.list(self.prefix(namespace), opts)
         except StorageError as err:
             raise self._api_error(err, "") from err
+        if self._conversion is None:
+            return listed
+        return dataclasses.replace(listed, items=[self._conversion.from_storage(o) for o in listed.items])
 
     def watch(self, namespace: str, opts: ListOptions) -> ObjectWatch:
-        return self.storage.watch(self.prefix(namespace), opts)
+        watch = self.storage.watch(self.prefix(namespace), opts)
+        return watch if self._conversion is None else ConvertedWatch(watch, self._conversion.from_storage)
+
+    # conversion (identity, without copies, for kinds served in their stored shape)
+
+    def _served(self, stored: Object) -> Object:
+        return stored if self._conversion is None else self._conversion.from_storage(stored)
+
+    def _stored(self, served: Object) -> Object:
+        return served if self._conversion is None else self._conversion.to_storage(served)
 
     # writes
 
@@ -98,7 +117,7 @@ class GenericStore:
                 return obj
             raise errors.already_exists(self.rt.resource, name, self.rt.group)
         try:
-            return await self.storage.create(self.key(namespace, name), obj)
+            return self._served(await self.storage.create(self.key(namespace, name), self._stored(obj)))
         except KeyExistsError as err:
             raise errors.already_exists(self.rt.resource, name, self.rt.group) from err
         except StorageError as err:
@@ -114,15 +133,17 @@ class GenericStore:
         dry_run: bool = False,
     ) -> Object:
         """Apply ``mutate`` (which returns the desired object) to the current object and store
-        the result; a ``resourceVersion`` in the desired object must match the current one."""
+        the result; a ``resourceVersion`` in the desired object must match the current one.
+        ``mutate`` and the strategy see both objects in the served shape."""
 
-        async def try_update(current: Object | None) -> Object:
-            assert current is not None
+        async def try_update(stored: Object | None) -> Object:
+            assert stored is not None
+            current = self._served(stored)
             desired = mutate(copy.deepcopy(current))
             new = self._prepare_update(desired, current, subresource, namespace, name)
             if dry_run:
                 raise _DryRun(new)
-            return new
+            return self._stored(new)
 
         try:
             updated = await self.storage.guaranteed_update(self.key(namespace, name), try_update)
@@ -130,7 +151,7 @@ class GenericStore:
             return preview.object
         except StorageError as err:
             raise self._api_error(err, name) from err
-        return await self._finish_deletion(namespace, updated)
+        return self._served(await self._finish_deletion(namespace, updated))
 
     def _prepare_update(
         self, desired: Object, current: Object, subresource: str, namespace: str, name: str
@@ -164,15 +185,17 @@ class GenericStore:
             self._check_preconditions(options.preconditions, current, name)
         grace = self._grace(current, options)
         if current["metadata"].get("finalizers") or grace > 0:
-            return await self._mark_for_deletion(key, name, grace, options.dry_run)
+            return self._served(await self._mark_for_deletion(key, name, grace, options.dry_run))
         if options.dry_run:
             return current
         try:
-            return await self.storage.delete(key, preconditions=options.preconditions)
+            return self._served(await self.storage.delete(key, preconditions=options.preconditions))
         except StorageError as err:
             raise self._api_error(err, name) from err
 
     async def _mark_for_deletion(self, key: str, name: str, grace: int, dry_run: bool) -> Object:
+        """The stored object marked with ``deletionTimestamp`` (its preview when ``dry_run``)."""
+
         async def try_update(current: Object | None) -> Object:
             assert current is not None
             if dry_run:
@@ -187,7 +210,7 @@ class GenericStore:
             raise self._api_error(err, name) from err
 
     async def _finish_deletion(self, namespace: str, obj: Object) -> Object:
-        """Once an object marked for deletion has no finalizers left, it is removed."""
+        """Once a stored object marked for deletion has no finalizers left, it is removed."""
         meta = obj["metadata"]
         if "deletionTimestamp" not in meta or meta.get("finalizers"):
             return obj

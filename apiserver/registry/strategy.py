@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from apiserver.registry.conversion import StorageConversion
 from minikube_py.api.errors import Cause
 
 Object = dict[str, Any]
@@ -30,6 +31,9 @@ class Strategy:
     spec_field: str | None = None
     #: how names are validated: "subdomain" (most kinds), "label" (namespaces, services)
     name_rule: str = "subdomain"
+    #: set when this version is stored in another version's shape (``conversion.py``); every
+    #: other hook sees the served shape, except ``selectable_fields``, which reads stored objects
+    conversion: StorageConversion | None = None
 
     def default(self, obj: Object) -> None:
         """Upstream's defaulting: fill unset fields of every incoming object (create, update,
@@ -67,7 +71,9 @@ class Strategy:
         return self.validate(new)
 
     def selectable_fields(self, obj: Object) -> dict[str, str]:
-        """Fields a ``fieldSelector`` may name, with their values."""
+        """Fields a ``fieldSelector`` may name, with their values. ``obj`` is the object as stored
+        (selectors run inside storage and the watch cache): the served shape unless
+        ``conversion`` is set, as upstream reads selectable fields from the internal object."""
         meta = obj.get("metadata", {})
         fields = {"metadata.name": meta.get("name", "")}
         if "namespace" in meta:

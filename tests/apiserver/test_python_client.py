@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 from kubernetes import client, config, watch
@@ -27,6 +28,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 def core(cluster: Cluster) -> client.CoreV1Api:
     api_client = config.new_client_from_config(config_file=str(cluster.kubeconfig))
     return client.CoreV1Api(api_client)
+
+
+@pytest.fixture
+def events(cluster: Cluster) -> client.EventsV1Api:
+    return client.EventsV1Api(config.new_client_from_config(config_file=str(cluster.kubeconfig)))
 
 
 def test_create_get_list_patch_delete(core: client.CoreV1Api) -> None:
@@ -71,3 +77,49 @@ def test_namespaces_and_the_kubernetes_service(core: client.CoreV1Api) -> None:
     assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= names
     svc = core.read_namespaced_service("kubernetes", "default")
     assert svc.spec.cluster_ip == "10.96.0.1" and svc.spec.ports[0].port == 443
+
+
+def test_events_through_both_versions(core: client.CoreV1Api, events: client.EventsV1Api) -> None:
+    """The official client's two Event types over one storage: each reads what the other wrote."""
+    pod = client.V1ObjectReference(kind="Pod", namespace="default", name="web", uid="p-1")
+    now = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    new = client.EventsV1Event(
+        metadata=client.V1ObjectMeta(name="ev-new"),
+        event_time=now,
+        reporting_controller="default-scheduler",
+        reporting_instance="default-scheduler-cp",
+        action="Binding",
+        reason="Scheduled",
+        regarding=pod,
+        note="assigned",
+        type="Normal",
+    )
+    events.create_namespaced_event("default", new)
+    read = core.read_namespaced_event("ev-new", "default")
+    assert (read.message, read.involved_object.name, read.reporting_component) == (
+        "assigned",
+        "web",
+        "default-scheduler",
+    )
+    old = client.CoreV1Event(
+        metadata=client.V1ObjectMeta(name="ev-old"),
+        event_time=now,  # events.k8s.io's client insists on it
+        involved_object=pod,
+        reason="Pulled",
+        message="present",
+        source=client.V1EventSource(component="kubelet", host="n1"),
+        count=3,
+        type="Normal",
+    )
+    core.create_namespaced_event("default", old)
+    other = events.read_namespaced_event("ev-old", "default")
+    assert (other.note, other.regarding.name, other.deprecated_source.component, other.deprecated_count) == (
+        "present",
+        "web",
+        "kubelet",
+        3,
+    )
+    listed = events.list_namespaced_event("default", field_selector="regarding.name=web")
+    assert sorted(e.metadata.name for e in listed.items) == ["ev-new", "ev-old"]
+    events.delete_namespaced_event("ev-new", "default")
+    core.delete_namespaced_event("ev-old", "default")

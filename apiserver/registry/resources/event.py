@@ -20,7 +20,7 @@ COLUMNS: list[Column] = [
     ("Count", "string", "", "The number of times this event has occurred.", 1),
     ("Name", "string", "name", "Name must be unique within a namespace.", 1),
 ]
-_INVOLVED = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+INVOLVED_FIELDS = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
 
 
 def event_source(event: Object) -> str:
@@ -55,7 +55,7 @@ class EventStrategy(Strategy):
         the reporting controller) and ``type``, as upstream."""
         involved = obj.get("involvedObject") or {}
         source = (obj.get("source") or {}).get("component") or obj.get("reportingComponent") or ""
-        fields = {f"involvedObject.{key}": str(involved.get(key) or "") for key in _INVOLVED}
+        fields = {f"involvedObject.{key}": str(involved.get(key) or "") for key in INVOLVED_FIELDS}
         fields.update(
             reason=obj.get("reason") or "",
             reportingComponent=obj.get("reportingComponent") or "",
