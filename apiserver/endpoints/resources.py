@@ -149,7 +149,8 @@ class ResourceEndpoints:
             meta["continue"] = result.continue_token
         if result.remaining_item_count is not None:
             meta["remainingItemCount"] = result.remaining_item_count
-        items = [ENCODED.encode(_with_kind(store, obj)) for obj in result.items]
+        encode, api_version, kind = ENCODED.encode, store.rt.api_version, store.rt.kind
+        items = [encode(obj, api_version, kind) for obj in result.items]
         body = list_body(store.rt.list_kind, store.rt.api_version, meta, items)
         return Response(body, media_type="application/json")
 

@@ -89,10 +89,11 @@ def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: 
     if event.type == BOOKMARK:
         obj = {"kind": store.rt.kind, "apiVersion": store.rt.api_version, **obj}
     elif event.type != ERROR:
+        if table is None:  # the common case: the object's bytes are shared by every watcher
+            encoded = ENCODED.encode(obj, store.rt.api_version, store.rt.kind)
+            return b'{"type":"' + event.type.encode() + b'","object":' + encoded + b"}\n"
         if obj.get("kind") != store.rt.kind or obj.get("apiVersion") != store.rt.api_version:
             obj = {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
-        if table is None:  # the common case: the object's bytes are shared by every watcher
-            return b'{"type":"' + event.type.encode() + b'","object":' + ENCODED.encode(obj) + b"}\n"
         obj = to_table(store.strategy, [obj], version=table, include_object=include, with_columns=first)
     return dumps({"type": event.type, "object": obj}) + b"\n"
 

@@ -44,8 +44,42 @@ def compare(old: JSONMap, new: JSONMap, schema: Fields) -> Comparison:
     """What changed from ``old`` to ``new``, member by member (see ``Comparison``): list
     items that appear or disappear are members themselves, objects are not (module notes)."""
     out = Comparison()
+    if not old:  # a create: every member of ``new`` is added (the walk below, specialised)
+        _added_map(new, schema, (), out.added)
+        return out
     _compare_maps(old, new, schema, (), out)
     return out
+
+
+def _added_map(new: JSONMap, schema: Fields, path: Path, added: FieldSet) -> None:
+    """``compare({}, new)`` members below ``path``: what ``_compare_maps`` reports against an
+    absent old object, without the per-member shape and equality checks."""
+    for name, value in new.items():
+        here = (*path, fp.field(name))
+        if isinstance(value, dict):
+            if value:
+                _added_map(value, fields_of(schema.child(name)), here, added)
+            else:
+                added.add(here)
+        elif isinstance(value, list) and value:
+            child = schema.child(name)
+            if isinstance(child, List) and (elements := list_elements(value, child)) is not None:
+                _added_list(value, elements, child, here, added)
+            else:
+                added.add(here)
+        else:
+            added.add(here)
+
+
+def _added_list(items: list[Any], elements: list[str], schema: List, path: Path, added: FieldSet) -> None:
+    counts: dict[str, int] = {}
+    for element in elements:
+        counts[element] = counts.get(element, 0) + 1
+    for item, element in zip(items, elements, strict=True):
+        here = (*path, element)
+        added.add(here)
+        if counts[element] == 1 and isinstance(item, dict) and item:
+            _added_map(item, schema.item, here, added)
 
 
 def _shape(value: Any, schema: Schema) -> str | None:

@@ -243,6 +243,12 @@ class Cacher:
         keys = self._indexed_keys(opts)
         end = key_range_end(prefix)
         lo, hi = bisect.bisect_left(keys, start), bisect.bisect_left(keys, end)
+        if opts.limit <= 0:  # no pages: the whole range, as the walk below without its bookkeeping
+            objects, predicate = self._objects, opts.predicate
+            matched = [objects[key] for key in keys[lo:hi]]
+            if predicate is not None:
+                matched = [obj for obj in matched if predicate(obj)]
+            return ObjectList(matched, str(self.resource_version))
         items: list[Object] = []
         last = lo
         for index in range(lo, hi):

@@ -6,6 +6,8 @@ every container limits both, and the summed requests equal the summed limits. El
 
 from __future__ import annotations
 
+import functools
+
 from apiserver.registry.strategy import Object
 from minikube_py.api.quantity import Quantity, QuantityError
 
@@ -13,8 +15,15 @@ _SUPPORTED = ("cpu", "memory")
 
 
 def _quantity(value: object) -> Quantity | None:
+    return _parse(str(value))
+
+
+# Pods repeat the same few request and limit strings; the parsed values never leave this module
+# (only compared and summed into new quantities), so sharing them is safe.
+@functools.lru_cache(maxsize=1024)
+def _parse(text: str) -> Quantity | None:
     try:
-        return Quantity.parse(str(value))
+        return Quantity.parse(text)
     except QuantityError:
         return None
 
