@@ -15,6 +15,7 @@ from minikube_py.api.protobuf.decode import decode_object as decode_protobuf
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 WRITE_TYPES = [JSON, "application/yaml", PROTOBUF]
+PROPAGATION_POLICIES = ("", "Foreground", "Background", "Orphan")
 
 
 def media_type(content_type: str | None) -> str:
@@ -79,6 +80,14 @@ def delete_options(raw: bytes, query: dict[str, str]) -> DeleteOptions:
         raise errors.bad_request("DeleteOptions must be a JSON object")
     grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
     pre = body.get("preconditions") or {}
+    if not isinstance(pre, dict):
+        raise errors.bad_request("DeleteOptions.preconditions must be an object")
+    policy = str(body.get("propagationPolicy") or query.get("propagationPolicy") or "")
+    if policy not in PROPAGATION_POLICIES:
+        supported = ", ".join(f'"{p}"' for p in PROPAGATION_POLICIES[1:])
+        message = f'Unsupported value: "{policy}": supported values: {supported}'
+        cause = errors.Cause("FieldValueNotSupported", message, "propagationPolicy")
+        raise errors.invalid("DeleteOptions", "", "meta.k8s.io", [cause])
     dry_run = body.get("dryRun") or query.get("dryRun")
     try:
         seconds = None if grace is None else int(grace)
@@ -86,7 +95,7 @@ def delete_options(raw: bytes, query: dict[str, str]) -> DeleteOptions:
         raise errors.bad_request(f"invalid gracePeriodSeconds: {grace!r}") from None
     return DeleteOptions(
         grace_period_seconds=seconds,
-        propagation_policy=str(body.get("propagationPolicy") or query.get("propagationPolicy") or ""),
+        propagation_policy=policy,
         preconditions=Preconditions(pre.get("uid"), pre.get("resourceVersion")) if pre else None,
         dry_run=_is_dry_run(dry_run),
     )

@@ -7,6 +7,7 @@ Table when asked, or a watch stream). Every failure is an ``ApiError`` rendered 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from starlette.requests import Request
@@ -27,6 +28,8 @@ from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
+
+log = logging.getLogger("apiserver")
 
 NOT_FOUND = "the server could not find the requested resource"
 ACTIONS = ("scale", "binding", "eviction")  # subresources with their own handlers
@@ -54,6 +57,9 @@ class ResourceEndpoints:
             response = await self.dispatch(request, info)
         except errors.ApiError as err:
             response = status_json(err)
+        except Exception as err:  # a bug must still answer with a Status, never a bare 500
+            log.exception("%s %s failed", request.method, request.url.path)
+            response = status_json(errors.internal(f"{type(err).__name__}: {err}"))
         await response(scope, receive, send)
 
     async def dispatch(self, request: Request, info: RequestInfo) -> Response:
@@ -65,6 +71,9 @@ class ResourceEndpoints:
         if info.verb == "list":
             return await self._list(request, store, namespace, query)
         if info.verb == "watch":
+            if info.name:  # a watch of one object: upstream adds a metadata.name selector
+                selector = f"metadata.name={info.name}"
+                query["fieldSelector"] = ",".join(filter(None, [query.get("fieldSelector"), selector]))
             return watch_response(request, store, namespace, query, self.watches)
         if info.verb == "create":
             return await self._create(request, store, namespace, query)
@@ -125,6 +134,12 @@ class ResourceEndpoints:
             raise errors.ApiError(404, "NotFound", NOT_FOUND)
         if store.rt.namespaced and info.name and not info.namespace:
             raise errors.ApiError(404, "NotFound", NOT_FOUND)
+        if not store.rt.namespaced and info.namespace and info.resource != "namespaces":
+            raise errors.ApiError(404, "NotFound", NOT_FOUND)  # never served under /namespaces/
+        if store.rt.namespaced and not info.namespace and info.verb not in ("list", "watch"):
+            raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
+        if info.name and not info.subresource and info.verb == "create":
+            raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
         if info.subresource == "status" and info.verb not in ("get", "update", "patch"):
             raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
         return store

@@ -14,12 +14,12 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracked
 from apiserver.endpoints.patching import patcher
-from apiserver.registry.store import DeleteOptions, GenericStore
+from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
-from apiserver.storage.interface import Preconditions
 from minikube_py.api import errors
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.scheme import ResourceType
+from minikube_py.jsonutil import dumps
 
 SCALE_RT = ResourceType("autoscaling", "v1", "Scale", "scale", True)
 SCALE_META = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
@@ -67,6 +67,8 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
 
     def mutate(current: Object) -> Object:
         desired = desired_scale(current)
+        if not all(isinstance(desired.get(part, {}), dict) for part in ("metadata", "spec")):
+            raise errors.bad_request("Scale metadata and spec must be objects")
         replicas = desired.get("spec", {}).get("replicas")
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             message = f"Invalid value: {replicas}: must be greater than or equal to 0"
@@ -105,22 +107,21 @@ async def binding(request: Request, store: GenericStore, namespace: str, name: s
             raise errors.conflict("pods/binding", name, "", why)
         spec["nodeName"] = node
         annotations = (body.get("metadata") or {}).get("annotations") or {}
+        if not isinstance(annotations, dict):
+            raise errors.bad_request("Binding metadata.annotations must be a map of strings")
         pod["metadata"].setdefault("annotations", {}).update(annotations)
         return pod
 
-    await store.update(namespace, name, bind, subresource="binding")
+    await store.update(
+        namespace, name, bind, subresource="binding", dry_run=bodies.dry_run(dict(request.query_params))
+    )
     return JSONResponse(SUCCESS, status_code=201)
 
 
 async def eviction(request: Request, store: GenericStore, namespace: str, name: str) -> Response:
     body: dict[str, Any] = bodies.decode_object(await request.body(), request.headers.get("content-type"))
     options = body.get("deleteOptions") or {}
-    pre = options.get("preconditions") or {}
-    delete = DeleteOptions(
-        grace_period_seconds=options.get("gracePeriodSeconds"),
-        propagation_policy=options.get("propagationPolicy") or "",
-        preconditions=Preconditions(pre.get("uid"), pre.get("resourceVersion")) if pre else None,
-        dry_run=bool(options.get("dryRun")),
-    )
-    await store.delete(namespace, name, delete)
+    if not isinstance(options, dict):
+        raise errors.bad_request("Eviction deleteOptions must be an object")
+    await store.delete(namespace, name, bodies.delete_options(dumps(options), {}))
     return JSONResponse(SUCCESS, status_code=201)

@@ -240,6 +240,12 @@ class GenericStore:
         if not isinstance(obj.get("metadata", {}), dict):
             raise errors.bad_request("metadata must be an object")
         meta = obj.setdefault("metadata", {})
+        for field in ("name", "generateName", "namespace", "resourceVersion", "uid"):
+            if field in meta and meta[field] is not None and not isinstance(meta[field], str):
+                raise errors.bad_request(
+                    f"json: cannot unmarshal {type(meta[field]).__name__} into Go struct field "
+                    f"ObjectMeta.metadata.{field} of type string"
+                )
         if self.rt.namespaced:
             if meta.get("namespace") and meta["namespace"] != namespace:
                 raise errors.bad_request(
