@@ -3,18 +3,10 @@ managedFields every write records."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-
-from apiserver.bootstrap import ensure_bootstrap_objects
-from apiserver.registry.catalog import Catalog
-from apiserver.server import build_app
-from apiserver.storage.memory import MemoryKV
 
 APPLY = {"content-type": "application/apply-patch+yaml"}
 CM = "/api/v1/namespaces/default/configmaps"
@@ -30,22 +22,6 @@ data:
   when: 2024-05-01
   flag: "yes"
 """
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[httpx.AsyncClient]:
-    kv = MemoryKV()
-    catalog = Catalog(kv)
-    caches = asyncio.create_task(catalog.run())
-    await catalog.wait_ready()
-    await ensure_bootstrap_objects(catalog)
-    transport = httpx.ASGITransport(app=build_app(kv, catalog))
-    async with httpx.AsyncClient(transport=transport, base_url="http://apiserver") as client:
-        yield client
-    caches.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await caches
-    await kv.close()
 
 
 def managers(obj: dict[str, Any]) -> list[tuple[str, str]]:

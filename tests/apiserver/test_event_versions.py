@@ -3,41 +3,17 @@ its own shape (create, get, list, patch, apply, watch, Tables) and upstream's fi
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-
-from apiserver.bootstrap import ensure_bootstrap_objects
-from apiserver.registry.catalog import Catalog
-from apiserver.server import build_app
-from apiserver.storage.memory import MemoryKV
 
 CORE = "/api/v1/namespaces/default/events"
 EVENTS = "/apis/events.k8s.io/v1/namespaces/default/events"
 TABLE = {"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
 POD = {"kind": "Pod", "namespace": "default", "name": "web", "uid": "p-1", "apiVersion": "v1"}
 NODE = {"kind": "Node", "name": "n1"}
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[httpx.AsyncClient]:
-    kv = MemoryKV()
-    catalog = Catalog(kv)
-    caches = asyncio.create_task(catalog.run())
-    await catalog.wait_ready()
-    await ensure_bootstrap_objects(catalog)
-    transport = httpx.ASGITransport(app=build_app(kv, catalog))
-    async with httpx.AsyncClient(transport=transport, base_url="http://apiserver") as client:
-        yield client
-    caches.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await caches
-    await kv.close()
 
 
 def new_style(name: str, regarding: dict[str, Any] = POD, **fields: Any) -> dict[str, Any]:

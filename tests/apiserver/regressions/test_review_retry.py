@@ -1,35 +1,8 @@
 """An unconditional PUT (no resourceVersion) that loses one compare-and-swap race must be
 retried, as upstream's GuaranteedUpdate does, not answered 409."""
 
-import asyncio
-import contextlib
-
-import httpx
-import pytest
-
-from apiserver.bootstrap import ensure_bootstrap_objects
-from apiserver.registry.catalog import Catalog
-from apiserver.server import build_app
-from apiserver.storage.memory import MemoryKV
-
 NS = "/api/v1/namespaces/default"
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c1"}, "data": {"a": "1"}}
-
-
-@pytest.fixture
-async def api_kv():
-    kv = MemoryKV()
-    catalog = Catalog(kv)
-    caches = asyncio.create_task(catalog.run())
-    await catalog.wait_ready()
-    await ensure_bootstrap_objects(catalog)
-    transport = httpx.ASGITransport(app=build_app(kv, catalog))
-    async with httpx.AsyncClient(transport=transport, base_url="http://apiserver") as client:
-        yield client, kv
-    caches.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await caches
-    await kv.close()
 
 
 async def _race_once(kv, key_part):
