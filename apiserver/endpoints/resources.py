@@ -32,7 +32,12 @@ from minikube_py.api import errors
 log = logging.getLogger("apiserver")
 
 NOT_FOUND = "the server could not find the requested resource"
-ACTIONS = ("scale", "binding", "eviction")  # subresources with their own handlers
+# Subresources with their own handlers: (request, store, verb, namespace, name) -> Response.
+ACTIONS: dict[str, subresources.Handler] = {
+    "scale": subresources.scale,
+    "binding": subresources.binding,
+    "eviction": subresources.eviction,
+}
 SERVED_SUBRESOURCES = ("status", *ACTIONS)
 
 
@@ -67,7 +72,8 @@ class ResourceEndpoints:
         query = dict(request.query_params)
         namespace = info.namespace if store.rt.namespaced else ""
         if info.subresource in ACTIONS:
-            return await self._subresource(request, store, info, namespace)
+            handler = ACTIONS[info.subresource]
+            return await handler(request, store, info.verb, namespace, info.name)
         if info.verb == "list":
             return await self._list(request, store, namespace, query)
         if info.verb == "watch":
@@ -88,19 +94,6 @@ class ResourceEndpoints:
         if info.verb == "deletecollection" and "deletecollection" in store.rt.verbs:
             return await self._delete_collection(request, store, namespace, query)
         raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
-
-    async def _subresource(
-        self, request: Request, store: GenericStore, info: RequestInfo, namespace: str
-    ) -> Response:
-        if info.subresource == "scale":
-            return await subresources.scale(request, store, info.verb, namespace, info.name)
-        if info.verb != "create":
-            raise errors.method_not_supported(
-                f"{store.rt.resource}/{info.subresource}", store.rt.group, info.verb
-            )
-        if info.subresource == "binding":
-            return await subresources.binding(request, store, namespace, info.name)
-        return await subresources.eviction(request, store, namespace, info.name)
 
     async def _delete_collection(
         self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]

@@ -5,6 +5,7 @@ refuse, once they exist)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -20,6 +21,9 @@ from minikube_py.api import errors
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.scheme import ResourceType
 from minikube_py.jsonutil import dumps
+
+# What the resource endpoints call for a subresource: (request, store, verb, namespace, name).
+Handler = Callable[[Request, GenericStore, str, str, str], Awaitable[Response]]
 
 SCALE_RT = ResourceType("autoscaling", "v1", "Scale", "scale", True)
 SCALE_META = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
@@ -88,7 +92,13 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
     return JSONResponse(to_scale(updated))
 
 
-async def binding(request: Request, store: GenericStore, namespace: str, name: str) -> Response:
+def _only_create(store: GenericStore, subresource: str, verb: str) -> None:
+    if verb != "create":
+        raise errors.method_not_supported(f"{store.rt.resource}/{subresource}", store.rt.group, verb)
+
+
+async def binding(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
+    _only_create(store, "binding", verb)
     body = bodies.decode_object(await request.body(), request.headers.get("content-type"))
     target = body.get("target") or {}
     node = target.get("name")
@@ -118,7 +128,8 @@ async def binding(request: Request, store: GenericStore, namespace: str, name: s
     return JSONResponse(SUCCESS, status_code=201)
 
 
-async def eviction(request: Request, store: GenericStore, namespace: str, name: str) -> Response:
+async def eviction(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
+    _only_create(store, "eviction", verb)
     body: dict[str, Any] = bodies.decode_object(await request.body(), request.headers.get("content-type"))
     options = body.get("deleteOptions") or {}
     if not isinstance(options, dict):
