@@ -7,9 +7,9 @@ audited too.
 
 from __future__ import annotations
 
-import uuid
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from minikube_py.uid import new_uuid
 
 
 class Audit:
@@ -22,7 +22,7 @@ class Audit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        audit_id = str(uuid.uuid4())
+        audit_id = new_uuid()
         scope["audit_id"] = audit_id
 
         async def send_with_id(message: Message) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 from apiserver.patch import lastapplied
 from apiserver.patch.apply import ApplyConflicts, Scope, apply_config, take_ownership
 from apiserver.patch.compare import same
+from apiserver.patch.createdfields import created_fields_v1
 from apiserver.patch.errors import PatchError
 from apiserver.patch.fieldpath import Path, field
 from apiserver.patch.fieldset import InvalidConfig
@@ -42,6 +43,7 @@ from apiserver.patch.managedfields import (
     Manager,
     decode,
     encode,
+    encode_entry,
     is_reset,
     now,
 )
@@ -60,8 +62,10 @@ _SYSTEM_META = (
     "managedFields",
     "resourceVersion",
 )
+_UNOWNED_TOP = ("apiVersion", "kind")
 STRIPPED: frozenset[Path] = frozenset(
-    {(field("apiVersion"),), (field("kind"),), (field("metadata"),)}
+    {(field(name),) for name in _UNOWNED_TOP}
+    | {(field("metadata"),)}
     | {(field("metadata"), field(name)) for name in _SYSTEM_META}
 )
 """Paths nobody owns (upstream's ``stripMetaManager``)."""
@@ -92,8 +96,11 @@ class FieldManager:
     def update(self, live: JSONMap | None, new: JSONMap, manager: str) -> JSONMap:
         """``new`` with managedFields recording an ``Update`` by ``manager`` (``live`` is None
         on create). Never fails: a write is never refused for its bookkeeping."""
-        if not isinstance(new.get("metadata", {}), dict):
+        meta = new.get("metadata", {})
+        if not isinstance(meta, dict):
             return new  # the store refuses it
+        if live is None and not self.subresource and meta.get("managedFields") is None:
+            return self._created(new, manager)
         managed = self._base(live or {}, new)
         new = _without_managed_fields(new)
         if not managed and live is not None:
@@ -107,6 +114,16 @@ class FieldManager:
             fields = changed | (previous.fields if previous else set())
             managed[owner] = Entry(fields, self.api_version, now())
         return _with_managed_fields(new, managed)
+
+    def _created(self, new: JSONMap, manager: str) -> JSONMap:
+        """``update(None, new)`` for the usual create (no managedFields sent), in one walk."""
+        ignored = (*_UNOWNED_TOP, self.status_field) if self.status_field else _UNOWNED_TOP
+        tree = created_fields_v1(new, self.schema, ignored, _SYSTEM_META)
+        if not tree:
+            return _without_managed_fields(new)
+        owner = Manager.of(manager, UPDATE, self.api_version)
+        entry = encode_entry(owner, self.api_version, now(), tree)
+        return {**new, "metadata": {**new["metadata"], "managedFields": [entry]}}
 
     def _base(self, live: JSONMap, new: JSONMap) -> Managed:
         if self.subresource:

@@ -116,15 +116,22 @@ def encode(managed: Managed) -> list[dict[str, Any]]:
 
 
 def _encode_entry(manager: Manager, entry: Entry) -> dict[str, Any]:
+    return encode_entry(manager, entry.api_version, entry.time, to_fields_v1(entry.fields))
+
+
+def encode_entry(
+    manager: Manager, api_version: str, time: str | None, fields_v1: dict[str, Any]
+) -> dict[str, Any]:
+    """One ``managedFields`` item, keys in upstream's order."""
     out: dict[str, Any] = {}
     if manager.name:
         out["manager"] = manager.name
     out["operation"] = manager.operation
-    out["apiVersion"] = entry.api_version
-    if entry.time:
-        out["time"] = entry.time
+    out["apiVersion"] = api_version
+    if time:
+        out["time"] = time
     out["fieldsType"] = FIELDS_V1
-    out["fieldsV1"] = to_fields_v1(entry.fields)
+    out["fieldsV1"] = fields_v1
     if manager.subresource:
         out["subresource"] = manager.subresource
     return out

@@ -56,7 +56,7 @@ from apiserver.storage.interface import (
     parse_resource_version,
 )
 from apiserver.storage.kv import Event, EventType, Watch, key_range_end
-from apiserver.storage.objects import KVObjectStorage, decode
+from apiserver.storage.objects import KVObjectStorage
 
 log = logging.getLogger("apiserver.cacher")
 
@@ -144,7 +144,7 @@ class Cacher:
         if old is not None:
             self._unindex(key, old)
         if event.type is EventType.PUT:
-            obj = self._objects[key] = decode(event.kv)
+            obj = self._objects[key] = self.storage.decode_event(event)
             self._index(key, obj)
             if old is None:
                 bisect.insort(self._keys, key)

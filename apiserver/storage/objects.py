@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 from apiserver.storage.errors import (
     CompactedError,
@@ -68,11 +69,67 @@ def decode(kv: KeyValue, revision: int | None = None) -> Object:
     return obj
 
 
+WRITTEN_MEMO = 1024  # written objects kept for the cache to pick up (per resource)
+
+
+@dataclass(slots=True)
+class _Written:
+    data: bytes
+    obj: Object
+    expected: int | None  # the revision the write replaced (None: a create)
+
+    def made(self, event: Event) -> bool:
+        """Whether ``event`` is this write's own event (same bytes, same predecessor)."""
+        if not (self.data is event.kv.value or self.data == event.kv.value):
+            return False
+        if self.expected is None:
+            return event.prev_kv is None
+        return event.prev_kv is not None and event.prev_kv.mod_revision == self.expected
+
+
 class KVObjectStorage:
-    """See ``apiserver.storage.interface`` for the contract."""
+    """See ``apiserver.storage.interface`` for the contract.
+
+    A successful write keeps its object for whoever decodes the write's own event
+    (``decode_event``: the watch cache) instead of parsing the bytes just encoded: the writer's
+    caller and the cache then share one object, which is sound because stored and cached
+    objects are never mutated (everyone copies first). An event is matched to a write by its
+    bytes and its predecessor revision, so a later write with equal bytes never borrows an
+    earlier write's object."""
 
     def __init__(self, kv: KV) -> None:
         self.kv = kv
+        self._written: dict[str, _Written] = {}
+
+    def decode_event(self, event: Event) -> Object:
+        """``decode(event.kv)``, or the object the write that made ``event`` stored."""
+        written = self._written.get(event.kv.key)
+        if written is not None and written.made(event):
+            del self._written[event.kv.key]
+            written.obj["metadata"]["resourceVersion"] = str(event.kv.mod_revision)
+            return written.obj
+        return decode(event.kv)
+
+    async def _write(self, key: str, obj: Object, data: bytes, expected: int | None) -> Object:
+        """Create (``expected`` None) or compare-and-swap ``obj`` encoded as ``data``; returns
+        ``obj`` itself with its new resourceVersion."""
+        obj.setdefault("metadata", {})
+        written = _Written(data, obj, expected)
+        self._written.pop(key, None)
+        self._written[key] = written  # before the write: some stores publish its event first
+        if len(self._written) > WRITTEN_MEMO:
+            del self._written[next(iter(self._written))]
+        try:
+            if expected is None:
+                revision = await self.kv.create(key, data)
+            else:
+                revision = await self.kv.update(key, data, expected)
+        except BaseException:
+            if self._written.get(key) is written:
+                del self._written[key]
+            raise
+        obj["metadata"]["resourceVersion"] = str(revision)
+        return obj
 
     async def current_resource_version(self) -> int:
         return await self.kv.current_revision()
@@ -80,9 +137,7 @@ class KVObjectStorage:
     async def create(self, key: str, obj: Object) -> Object:
         if obj.get("metadata", {}).get("resourceVersion"):
             raise InvalidObjectError("resourceVersion should not be set on objects to be created")
-        data = encode(obj)
-        revision = await self.kv.create(key, data)
-        return decode(KeyValue(key, data, revision, revision))
+        return await self._write(key, obj, encode(obj), None)
 
     async def get(self, key: str, *, resource_version: str = "") -> Object:
         minimum = parse_resource_version(resource_version)
@@ -175,13 +230,9 @@ class KVObjectStorage:
                 assert current is not None
                 return current
             try:
-                if kv is None:
-                    revision = await self.kv.create(key, data)
-                else:
-                    revision = await self.kv.update(key, data, kv.mod_revision)
+                return await self._write(key, updated, data, None if kv is None else kv.mod_revision)
             except (ConflictError, KeyExistsError, KeyNotFoundError):
                 continue  # someone else won the race: re-read and re-apply
-            return decode(KeyValue(key, data, revision, revision))
 
     async def delete(
         self,
