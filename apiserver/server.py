@@ -26,6 +26,7 @@ from apiserver.endpoints.router import APIRouter
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.filters.chain import build_handler_chain
 from apiserver.health import PingCheck, StoreCheck, install_health_checks
+from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.status import install_status_errors
 from apiserver.storage.kv import KV
@@ -43,9 +44,16 @@ class ServeError(Exception):
     """The server cannot start (TLS files unusable, address unavailable). One-line message."""
 
 
-def build_app(kv: KV, catalog: Catalog | None = None, watches: OpenWatches | None = None) -> ASGIApp:
+def build_app(
+    kv: KV,
+    catalog: Catalog | None = None,
+    watches: OpenWatches | None = None,
+    nodes: NodeConnection | None = None,
+) -> ASGIApp:
     """The apiserver: the request chain around the resource endpoints (when a catalog is
-    given), discovery, OpenAPI, health, ``/version``, and Status errors for everything else."""
+    given), discovery, OpenAPI, health, ``/version``, and Status errors for everything else.
+    ``nodes`` is how pod logs (and later exec, attach, portforward) reach node agents; None
+    verifies them against the system trust store and presents no client certificate."""
     app = FastAPI(
         title="minikube-py apiserver",
         docs_url=None,
@@ -65,7 +73,7 @@ def build_app(kv: KV, catalog: Catalog | None = None, watches: OpenWatches | Non
     app.router.add_route("/openapi/v2", openapi_v2, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3/{path:path}", v3.document, ["GET"], include_in_schema=False)
-    return build_handler_chain(APIRouter(catalog, app, watches))
+    return build_handler_chain(APIRouter(catalog, app, watches, nodes))
 
 
 # Every request allocates thousands of short-lived objects (decoded JSON) while the watch
@@ -90,8 +98,10 @@ async def run_apiserver(
     *,
     sock: socket.socket | None = None,
     on_listening: Callable[[], None] | None = None,
+    nodes: NodeConnection | None = None,
 ) -> None:
-    """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS."""
+    """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS. ``nodes``
+    None reaches node agents verified against ``ca_file`` without a client certificate."""
     tune_gc()
     catalog, watches = Catalog(kv), OpenWatches()
     async with asyncio.TaskGroup() as tasks:
@@ -100,7 +110,7 @@ async def run_apiserver(
             await catalog.wait_ready()
             await ensure_bootstrap_objects(catalog)
             await serve(
-                build_app(kv, catalog, watches),
+                build_app(kv, catalog, watches, nodes or NodeConnection(ca_file=ca_file)),
                 host,
                 port,
                 certfile,

@@ -49,6 +49,9 @@ APISERVER_DNS_NAMES = (
 APISERVER_IP_ADDRESSES = ("127.0.0.1", "::1", "10.96.0.1")
 ADMIN_USER = "kubernetes-admin"
 ADMIN_GROUPS = ("system:masters",)
+# The identity the apiserver presents to node agents (kubeadm's apiserver-kubelet-client).
+KUBELET_CLIENT_USER = "kube-apiserver-kubelet-client"
+KUBELET_CLIENT_GROUPS = ("kubeadm:cluster-admins",)
 
 CA_VALIDITY = timedelta(days=3650)
 LEAF_VALIDITY = timedelta(days=365)
@@ -81,6 +84,7 @@ class ClusterPKI:
     admin: CertKeyPair
     service_account_key: Path
     service_account_pub: Path
+    kubelet_client: CertKeyPair
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,9 @@ def ensure_cluster_pki(pki_dir: Path, *, now: datetime | None = None) -> Cluster
     """Create what is missing under ``pki_dir`` and reuse what is there (see module docstring).
 
     Besides the CA, the serving certificate and the service-account keys, this issues the
-    ``admin`` client certificate (CN ``kubernetes-admin``, O ``system:masters``).
+    ``admin`` client certificate (CN ``kubernetes-admin``, O ``system:masters``) and
+    ``apiserver-kubelet-client``, the apiserver's client certificate for node agents (CN
+    ``kube-apiserver-kubelet-client``, O ``kubeadm:cluster-admins``, as kubeadm issues it).
     """
     now = now or datetime.now(UTC)
     _make_private_dir(pki_dir)
@@ -109,7 +115,10 @@ def ensure_cluster_pki(pki_dir: Path, *, now: datetime | None = None) -> Cluster
     )
     sa_key, sa_pub = _ensure_service_account_keys(pki_dir)
     admin = _ensure_client(pki_dir, ca, "admin", ADMIN_USER, ADMIN_GROUPS, now)
-    return ClusterPKI(pki_dir, ca_pair, apiserver, admin, sa_key, sa_pub)
+    kubelet_client = _ensure_client(
+        pki_dir, ca, "apiserver-kubelet-client", KUBELET_CLIENT_USER, KUBELET_CLIENT_GROUPS, now
+    )
+    return ClusterPKI(pki_dir, ca_pair, apiserver, admin, sa_key, sa_pub, kubelet_client)
 
 
 def ensure_client_certificate(

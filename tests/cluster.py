@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
@@ -9,6 +10,7 @@ import ssl
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,19 +84,42 @@ class Cluster:
         return code, time.monotonic() - started
 
 
-def start(command: str, *args: str, logs: Path, data_dir: Path, port: int) -> Cluster:
+def start(
+    command: str, *args: str, logs: Path, data_dir: Path, port: int, env: dict[str, str] | None = None
+) -> Cluster:
     logs.mkdir(parents=True, exist_ok=True)
     stdout, stderr = logs / "stdout", logs / "stderr"
     with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen([*CLI, command, *args], stdout=out, stderr=err)
+        process = subprocess.Popen([*CLI, command, *args], stdout=out, stderr=err, env=env)
     return Cluster(data_dir, port, process, stdout, stderr)
 
 
-def start_up(tmp: Path, port: int, data_dir: Path | None = None, store: str | None = "memory://") -> Cluster:
-    """``up`` on ``port``; ``store`` None means the default (sqlite in the data dir)."""
+def start_up(
+    tmp: Path,
+    port: int,
+    data_dir: Path | None = None,
+    store: str | None = "memory://",
+    *,
+    home: Path | None = None,
+    flags: Sequence[str] = (),
+) -> Cluster:
+    """``up`` on ``port``; ``store`` None means the default (sqlite in the data dir).
+
+    ``home`` None adds ``--no-kubeconfig-merge``, so tests never touch the user's kubeconfig;
+    otherwise ``up`` runs with ``HOME=home`` and no ``KUBECONFIG`` (see ``home_env``).
+    """
     data_dir = data_dir or tmp / "data"
-    args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else [])]
-    return start("up", *args, logs=tmp / f"logs-{time.monotonic_ns()}", data_dir=data_dir, port=port)
+    args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else []), *flags]
+    if home is None:
+        args.append("--no-kubeconfig-merge")
+    logs = tmp / f"logs-{time.monotonic_ns()}"
+    return start("up", *args, logs=logs, data_dir=data_dir, port=port, env=home_env(home) if home else None)
+
+
+def home_env(home: Path) -> dict[str, str]:
+    """This process's environment with ``HOME=home`` and ``KUBECONFIG`` unset."""
+    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+    return {**env, "HOME": str(home)}
 
 
 def free_port() -> int:

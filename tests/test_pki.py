@@ -50,6 +50,8 @@ def test_creates_every_file_with_private_keys_0600(pki: ClusterPKI) -> None:
         "apiserver.key": 0o600,
         "admin.crt": 0o644,
         "admin.key": 0o600,
+        "apiserver-kubelet-client.crt": 0o644,
+        "apiserver-kubelet-client.key": 0o600,
         "sa.key": 0o600,
         "sa.pub": 0o644,
     }
@@ -116,6 +118,17 @@ def test_admin_client_certificate(pki: ClusterPKI) -> None:
     assert cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == "kubernetes-admin"
     orgs = [a.value for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
     assert orgs == ["system:masters"]
+    assert eku(cert) == [ExtendedKeyUsageOID.CLIENT_AUTH]
+
+
+def test_kubelet_client_certificate_is_kubeadms(pki: ClusterPKI) -> None:
+    cert = load(pki.kubelet_client.cert)
+    cert.verify_directly_issued_by(load(pki.ca.cert))
+    assert pki.kubelet_client.cert.name == "apiserver-kubelet-client.crt"
+    names = [a.value for a in cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)]
+    assert names == ["kube-apiserver-kubelet-client"]
+    orgs = [a.value for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
+    assert orgs == ["kubeadm:cluster-admins"]
     assert eku(cert) == [ExtendedKeyUsageOID.CLIENT_AUTH]
 
 

@@ -13,14 +13,21 @@ from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestinfo import request_info
 from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_json
 from apiserver.endpoints.watch import OpenWatches
+from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
 from minikube_py.api import errors
 
 
 class APIRouter:
-    def __init__(self, catalog: Catalog, other: ASGIApp, watches: OpenWatches | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        other: ASGIApp,
+        watches: OpenWatches | None = None,
+        nodes: NodeConnection | None = None,
+    ) -> None:
         self.catalog = catalog
-        self.resources = ResourceEndpoints(catalog, watches)
+        self.resources = ResourceEndpoints(catalog, watches, nodes)
         self.other = other
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -1,6 +1,7 @@
 """``minikube-py up``: the whole cluster in one process, in the foreground.
 
-So far ``up`` prepares the data directory, the cluster PKI and ``admin.kubeconfig``, opens the
+So far ``up`` prepares the data directory, the cluster PKI and ``admin.kubeconfig``, merges a
+``minikube-py`` context into the user's kubeconfig (unless ``--no-kubeconfig-merge``), opens the
 store and runs the apiserver on ``https://127.0.0.1:PORT``. Controllers, the scheduler and node
 agents come later; their flags are already accepted.
 """
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import shlex
 from pathlib import Path
 from typing import Any
 
+from apiserver.nodeproxy import NodeConnection
 from apiserver.server import listen, run_apiserver
 from apiserver.storage.factory import default_store_url
 from minikube_py.cli.apiserver import (
@@ -23,8 +26,17 @@ from minikube_py.cli.apiserver import (
     open_store,
     port_number,
 )
-from minikube_py.kubeconfig import ADMIN_KUBECONFIG, write_client_kubeconfig
-from minikube_py.pki import ensure_cluster_pki
+from minikube_py.kubeconfig import (
+    ADMIN_KUBECONFIG,
+    CONTEXT_NAME,
+    KubeconfigError,
+    default_kubeconfig_path,
+    merge_kubeconfig,
+    write_client_kubeconfig,
+)
+from minikube_py.pki import ClusterPKI, ensure_cluster_pki
+
+logger = logging.getLogger("kubeconfig")
 
 DEFAULT_DATA_DIR = Path("~/.minikube-py")
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
@@ -34,8 +46,12 @@ class DataDirError(Exception):
     """The data directory cannot be created or written. One-line message."""
 
 
-async def up(*, data_dir: Path, port: int, store_url: str | None = None) -> None:
+async def up(
+    *, data_dir: Path, port: int, store_url: str | None = None, kubeconfig_merge: bool = True
+) -> None:
     """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
+    ``kubeconfig_merge`` merges the ``minikube-py`` context into the user's kubeconfig; a
+    failure to do so is logged and does not stop the cluster.
 
     Inputs are checked before anything is written or logged: the data dir, then the port,
     then the store. Raises ``DataDirError``, ``ServeError``, ``StoreConfigError`` or
@@ -46,13 +62,12 @@ async def up(*, data_dir: Path, port: int, store_url: str | None = None) -> None
         async with open_store(store_url or default_store_url(data_dir)) as kv:
             pki = ensure_cluster_pki(data_dir / "pki")
             kubeconfig = data_dir / ADMIN_KUBECONFIG
+            server = f"https://{LOOPBACK}:{port}"
             write_client_kubeconfig(
-                kubeconfig,
-                server=f"https://{LOOPBACK}:{port}",
-                ca_cert=pki.ca.cert,
-                client=pki.admin,
-                user=ADMIN_KUBECONFIG_USER,
+                kubeconfig, server=server, ca_cert=pki.ca.cert, client=pki.admin, user=ADMIN_KUBECONFIG_USER
             )
+            if kubeconfig_merge:
+                merge_user_kubeconfig(server, pki)
             await run_apiserver(
                 kv,
                 LOOPBACK,
@@ -60,9 +75,33 @@ async def up(*, data_dir: Path, port: int, store_url: str | None = None) -> None
                 pki.apiserver.cert,
                 pki.apiserver.key,
                 pki.ca.cert,
+                nodes=NodeConnection(
+                    ca_file=pki.ca.cert,
+                    client_cert=pki.kubelet_client.cert,
+                    client_key=pki.kubelet_client.key,
+                ),
                 sock=sock,
                 on_listening=lambda: print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True),
             )
+
+
+def merge_user_kubeconfig(server: str, pki: ClusterPKI) -> None:
+    """Merge the admin identity as context ``minikube-py`` into the file kubectl writes to and
+    log which file that was. On failure log one error line and leave the file as it was."""
+    path = default_kubeconfig_path().absolute()
+    try:
+        changed = merge_kubeconfig(path, server=server, ca_cert=pki.ca.cert, client=pki.admin)
+    except KubeconfigError as err:
+        logger.error(
+            "cannot merge context %s: %s; the file is left as it was (--no-kubeconfig-merge skips this)",
+            CONTEXT_NAME,
+            err,
+        )
+        return
+    if changed:
+        logger.info("merged context %s into %s and made it the current context", CONTEXT_NAME, path)
+    else:
+        logger.info("context %s in %s is up to date and current", CONTEXT_NAME, path)
 
 
 def prepare_data_dir(path: Path) -> Path:
@@ -117,14 +156,20 @@ def add_parser(subcommands: Any) -> None:
     parser.add_argument(
         "--no-kubeconfig-merge",
         action="store_true",
-        help="do not merge a minikube-py context into ~/.kube/config "
-        "(a no-op for now: merging is not implemented, only DIR/admin.kubeconfig is written)",
+        help="do not merge the minikube-py cluster, user and context into the kubeconfig kubectl "
+        "writes to (~/.kube/config, or the first existing file of $KUBECONFIG, or its last path); "
+        "DIR/admin.kubeconfig is written either way",
     )
     parser.set_defaults(run=_run)
 
 
 async def _run(args: argparse.Namespace) -> None:
-    await up(data_dir=args.data_dir, port=args.port, store_url=args.store)
+    await up(
+        data_dir=args.data_dir,
+        port=args.port,
+        store_url=args.store,
+        kubeconfig_merge=not args.no_kubeconfig_merge,
+    )
 
 
 def _count(text: str) -> int:

@@ -28,6 +28,7 @@ from tests.cluster import (
 )
 
 pytestmark = pytest.mark.e2e
+NO_MERGE = ("--no-kubeconfig-merge",)  # these runs fail before merging; never touch ~/.kube
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +195,9 @@ def test_port_in_use_is_a_one_line_error(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = run_cli("up", "--data-dir", str(tmp_path), "--port", str(port), "--store", "memory://")
+        result = run_cli(
+            "up", "--data-dir", str(tmp_path), "--port", str(port), "--store", "memory://", *NO_MERGE
+        )
     assert_one_line_error(result, "address already in use")
 
 
@@ -221,7 +224,7 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path, args: list[str], says: st
     (tmp_path / "file").write_text("")
     (tmp_path / "corrupt.db").write_bytes(b"not a database at all" * 200)
     args = [a.format(tmp=tmp_path, closed=free_port()) for a in args]
-    result = run_cli("up", "--data-dir", str(tmp_path / "data"), "--port", str(free_port()), *args)
+    result = run_cli("up", "--data-dir", str(tmp_path / "data"), "--port", str(free_port()), *args, *NO_MERGE)
     assert_one_line_error(result, says)
 
 
