@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry.deletion import PROPAGATION_POLICIES
 from apiserver.registry.store import DeleteOptions
 from apiserver.storage.errors import MAX_VALUE_BYTES
 from apiserver.storage.interface import Preconditions
 from minikube_py import jsonutil
 from minikube_py.api import errors
+from minikube_py.api.field_errors import FieldError, aggregate_message, invalid, not_supported
 from minikube_py.api.protobuf.decode import ProtobufError
 from minikube_py.api.protobuf.decode import decode_object as decode_protobuf
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 WRITE_TYPES = [JSON, "application/yaml", PROTOBUF]
-PROPAGATION_POLICIES = ("", "Foreground", "Background", "Orphan")
+DRY_RUN_ALL = "All"
+_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
 
 
 def media_type(content_type: str | None) -> str:
@@ -74,40 +77,89 @@ def check_kind(obj: dict[str, Any], api_version: str, kind: str) -> None:
 
 
 def delete_options(raw: bytes, query: dict[str, str]) -> DeleteOptions:
-    """DeleteOptions from the body (kubectl) and the query (other clients)."""
-    body = decode_json(raw) if raw.strip() else {}
+    """DeleteOptions from the body or, when there is none, from the query (upstream reads only
+    one of them), validated as upstream's handler does before it looks the object up
+    (``ValidateDeleteOptions``); the store checks them again once it found the object."""
+    body = decode_json(raw) if raw.strip() else _query_options(query)
     if not isinstance(body, dict):
         raise errors.bad_request("DeleteOptions must be a JSON object")
-    grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+    grace = body.get("gracePeriodSeconds")
     pre = body.get("preconditions") or {}
     if not isinstance(pre, dict):
         raise errors.bad_request("DeleteOptions.preconditions must be an object")
-    policy = str(body.get("propagationPolicy") or query.get("propagationPolicy") or "")
-    if policy not in PROPAGATION_POLICIES:
-        supported = ", ".join(f'"{p}"' for p in PROPAGATION_POLICIES[1:])
-        message = f'Unsupported value: "{policy}": supported values: {supported}'
-        cause = errors.Cause("FieldValueNotSupported", message, "propagationPolicy")
-        raise errors.invalid("DeleteOptions", "", "meta.k8s.io", [cause])
-    dry_run = body.get("dryRun") or query.get("dryRun")
+    policy = body.get("propagationPolicy")  # None: unset; "" is set, and not a policy
+    if policy is not None and not isinstance(policy, str):
+        raise errors.bad_request("DeleteOptions.propagationPolicy must be a string")
+    dry_run = body.get("dryRun") or []
+    if not isinstance(dry_run, list) or not all(isinstance(v, str) for v in dry_run):
+        raise errors.bad_request("DeleteOptions.dryRun must be a list of strings")
+    orphan = body.get("orphanDependents")
+    if orphan is not None and not isinstance(orphan, bool):
+        raise errors.bad_request(f"DeleteOptions.orphanDependents must be a boolean, not {orphan!r}")
     try:
         seconds = None if grace is None else int(grace)
     except (TypeError, ValueError):
         raise errors.bad_request(f"invalid gracePeriodSeconds: {grace!r}") from None
+    _validate_delete_options(policy, orphan, dry_run)
     return DeleteOptions(
         grace_period_seconds=seconds,
-        propagation_policy=policy,
+        propagation_policy=policy or "",
         preconditions=Preconditions(pre.get("uid"), pre.get("resourceVersion")) if pre else None,
-        dry_run=_is_dry_run(dry_run),
+        dry_run=bool(dry_run),
+        orphan_dependents=orphan,
     )
 
 
-def _is_dry_run(value: Any) -> bool:
-    values = value if isinstance(value, list) else [value] if value else []
-    for item in values:
-        if item != "All":
-            raise errors.bad_request(f'dryRun: Unsupported value: "{item}": supported values: "All"')
+def _query_options(query: dict[str, str]) -> dict[str, Any]:
+    """The DeleteOptions a query names, shaped as a body. A parameter given empty is set:
+    ``propagationPolicy=`` is the policy "" and ``dryRun=`` the value "" (both invalid)."""
+    body: dict[str, Any] = {}
+    for name in ("gracePeriodSeconds", "propagationPolicy"):
+        if name in query:
+            body[name] = query[name]
+    if "dryRun" in query:
+        body["dryRun"] = [query["dryRun"]]
+    text = query.get("orphanDependents")
+    if text is not None:
+        if text not in _TRUE + _FALSE:
+            raise errors.bad_request(f'strconv.ParseBool: parsing "{text}": invalid syntax')
+        body["orphanDependents"] = text in _TRUE
+    return body
+
+
+def _validate_delete_options(policy: str | None, orphan: bool | None, dry_run: list[str]) -> None:
+    found: list[FieldError] = []
+    if orphan is not None and policy is not None:
+        message = "orphanDependents and deletionPropagation cannot be both set"
+        found.append(invalid("propagationPolicy", policy, message))
+    if policy is not None and policy not in PROPAGATION_POLICIES:
+        found.append(not_supported("propagationPolicy", policy, [*PROPAGATION_POLICIES, "nil"]))
+    found += _dry_run_errors(dry_run)
+    if found:
+        raise _invalid_options("DeleteOptions", found)
+
+
+def _dry_run_errors(values: list[str]) -> list[FieldError]:
+    """Upstream's ``ValidateDryRun``: every value must be ``All`` (the list is the bad value)."""
+    if all(value == DRY_RUN_ALL for value in values):
+        return []
+    return [not_supported("dryRun", values, [DRY_RUN_ALL])]
+
+
+def _invalid_options(kind: str, found: list[FieldError]) -> errors.ApiError:
+    """422 on the request's options (``CreateOptions``, ``DeleteOptions``...), as upstream's
+    handlers report them: group ``meta.k8s.io``, no name."""
+    causes = [errors.Cause(e.reason, e.body(), e.field) for e in found]
+    message = f'{kind}.meta.k8s.io "" is invalid: {aggregate_message(found)}'
+    return errors.ApiError(422, "Invalid", message, "", "meta.k8s.io", kind, causes)
+
+
+def dry_run(query: dict[str, str], options_kind: str = "UpdateOptions") -> bool:
+    """Whether the request is a dry run (``dryRun=All``); any other value, an empty one too, is
+    a 422 on the request's ``options_kind`` (``CreateOptions``, ``UpdateOptions``,
+    ``PatchOptions``), as upstream validates those options before the body."""
+    values = [query["dryRun"]] if "dryRun" in query else []
+    found = _dry_run_errors(values)
+    if found:
+        raise _invalid_options(options_kind, found)
     return bool(values)
-
-
-def dry_run(query: dict[str, str]) -> bool:
-    return _is_dry_run(query.get("dryRun"))

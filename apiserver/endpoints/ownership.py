@@ -14,11 +14,11 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 from dataclasses import dataclass
 
 from starlette.requests import Request
 
+from apiserver.endpoints.fieldvalidation import check_apply
 from apiserver.endpoints.yamlbody import decode_yaml_object
 from apiserver.patch.apply import ApplyConflicts
 from apiserver.patch.errors import PatchError
@@ -54,8 +54,7 @@ def manager_name(request: Request, query: dict[str, str], options: str, *, apply
         )
     causes += _manager_name_causes(name)
     if causes:
-        error = errors.invalid(options, "", "meta.k8s.io", causes)
-        raise dataclasses.replace(error, message=error.message.replace(options, f"{options}.meta.k8s.io", 1))
+        raise errors.invalid(options, "", "meta.k8s.io", causes)
     return name or user_agent_prefix(request.headers.get("user-agent", ""))
 
 
@@ -114,10 +113,13 @@ class ApplyRequest:
     def parse(
         cls, store: GenericStore, subresource: str, request: Request, query: dict[str, str], raw: bytes
     ) -> ApplyRequest:
-        """Validate the options, then decode the body; 422 and 400 Status errors."""
+        """Validate the options, then decode the body and refuse undeclared fields; 422 and 400
+        Status errors."""
         manager = manager_name(request, query, "PatchOptions", apply=True)
         force = _force(query)
-        return cls(field_manager(store, subresource), decode_yaml_object(raw), manager, force)
+        fields, config = field_manager(store, subresource), decode_yaml_object(raw)
+        check_apply(store.rt, fields.schema, config)
+        return cls(fields, config, manager, force)
 
     def onto(self, current: Object | None) -> Object:
         """``current`` after the apply (None: the object to create). 400 for a bad

@@ -15,18 +15,21 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from apiserver.endpoints import body as bodies
-from apiserver.endpoints import subresources
+from apiserver.endpoints import podconnect, subresources
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
 from apiserver.endpoints.fieldvalidation import FieldValidation
+from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracked
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.endpoints.watch import OpenWatches, watch_response
+from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
+from apiserver.storage.interface import ObjectList
 from minikube_py.api import errors
 
 log = logging.getLogger("apiserver")
@@ -37,6 +40,11 @@ ACTIONS: dict[str, subresources.Handler] = {
     "scale": subresources.scale,
     "binding": subresources.binding,
     "eviction": subresources.eviction,
+    "log": podconnect.log,
+    "exec": podconnect.exec_,
+    "attach": podconnect.attach,
+    "portforward": podconnect.portforward,
+    "finalize": finalize,
 }
 SERVED_SUBRESOURCES = ("status", *ACTIONS)
 
@@ -47,13 +55,18 @@ def status_json(err: errors.ApiError) -> Response:
 
 
 class ResourceEndpoints:
-    """ASGI app serving resource requests (``RequestInfo.is_resource_request``)."""
+    """ASGI app serving resource requests (``RequestInfo.is_resource_request``). ``nodes`` is
+    how the pod connection subresources reach node agents (``podconnect``)."""
 
-    def __init__(self, catalog: Catalog, watches: OpenWatches | None = None) -> None:
+    def __init__(
+        self, catalog: Catalog, watches: OpenWatches | None = None, nodes: NodeConnection | None = None
+    ) -> None:
         self.catalog = catalog
         self.watches = watches or OpenWatches()
+        self.nodes = (nodes or NodeConnection()).with_nodes(self._get_node)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[SCOPE_KEY] = self.nodes
         request = Request(scope, receive)
         info = scope.get("request_info") or request_info(
             request.method, request.url.path, dict(request.query_params)
@@ -89,33 +102,44 @@ class ResourceEndpoints:
         if info.verb in ("update", "patch"):
             return await self._update(request, store, info, namespace, query)
         if info.verb == "delete":
-            options = bodies.delete_options(await request.body(), query)
-            return self._encode(request, store, await store.delete(namespace, info.name, options))
+            return await self._delete(request, store, namespace, info.name, query)
         if info.verb == "deletecollection" and "deletecollection" in store.rt.verbs:
             return await self._delete_collection(request, store, namespace, query)
         raise errors.method_not_supported(store.rt.resource, store.rt.group, info.verb)
 
+    async def _delete(
+        self, request: Request, store: GenericStore, namespace: str, name: str, query: dict[str, str]
+    ) -> Response:
+        """The object kept, or the one removed (a ``Status`` for most kinds, never a Table)."""
+        options = bodies.delete_options(await request.body(), query)
+        done = await store.delete_reporting(namespace, name, options)
+        accepted = not done.deleted and options.orphan_dependents is False  # upstream's only 202
+        code = 202 if accepted else 200
+        if done.status is not None:
+            return JSONResponse(done.status, status_code=code)
+        return self._encode(request, store, done.object, status_code=code)
+
     async def _delete_collection(
         self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]
     ) -> Response:
-        """Delete every object the selectors match (one list, then one delete each)."""
+        """Delete every object the selectors match (one list, then one delete each); the answer
+        is that list, as listed (upstream's ``DeleteCollection``)."""
         options = bodies.delete_options(await request.body(), query)
         listed = await store.list(namespace, list_options(query, store.strategy))
-        deleted = []
         for obj in listed.items:
             meta = obj["metadata"]
             try:
-                deleted.append(await store.delete(meta.get("namespace", ""), meta["name"], options))
+                await store.delete(meta.get("namespace", ""), meta["name"], options)
             except errors.ApiError as err:
                 if err.reason != "NotFound":
                     raise
-        body = {
-            "kind": store.rt.list_kind,
-            "apiVersion": store.rt.api_version,
-            "metadata": {},
-            "items": deleted,
-        }
-        return JSONResponse(body)
+        return self._list_response(store, listed)
+
+    async def _get_node(self, name: str) -> Object:
+        nodes = self.catalog.store("", "v1", "nodes")
+        if nodes is None:
+            raise errors.not_found("nodes", name)
+        return await nodes.get("", name)
 
     def _store(self, info: RequestInfo) -> GenericStore:
         store = self.catalog.store(info.api_group, info.api_version, info.resource)
@@ -152,6 +176,9 @@ class ResourceEndpoints:
                 continue_token=result.continue_token,
             )
             return JSONResponse(table)
+        return self._list_response(store, result)
+
+    def _list_response(self, store: GenericStore, result: ObjectList) -> Response:
         meta: dict[str, Any] = {"resourceVersion": result.resource_version}
         if result.continue_token:
             meta["continue"] = result.continue_token
@@ -165,12 +192,13 @@ class ResourceEndpoints:
     async def _create(
         self, request: Request, store: GenericStore, namespace: str, query: dict[str, str]
     ) -> Response:
+        dry_run = bodies.dry_run(query, "CreateOptions")
         fields = FieldValidation(store.rt, query, "CreateOptions")
         obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
         bodies.check_kind(obj, store.rt.api_version, store.rt.kind)
         fields.check_object(obj)
         obj = field_manager(store).update(None, obj, manager_name(request, query, "CreateOptions"))
-        created = await store.create(namespace, obj, dry_run=bodies.dry_run(query))
+        created = await store.create(namespace, obj, dry_run=dry_run)
         return fields.respond(self._encode(request, store, created, status_code=201))
 
     async def _update(
@@ -182,10 +210,12 @@ class ResourceEndpoints:
         query: dict[str, str],
     ) -> Response:
         raw = await request.body()
-        fields = FieldValidation(store.rt, query, "PatchOptions" if info.verb == "patch" else "UpdateOptions")
+        options_kind = "PatchOptions" if info.verb == "patch" else "UpdateOptions"
+        dry_run = bodies.dry_run(query, options_kind)
+        fields = FieldValidation(store.rt, query, options_kind)
         if info.verb == "patch" and bodies.media_type(request.headers.get("content-type")) == APPLY_PATCH:
             return await self._apply(request, store, info, namespace, query, raw)
-        manager = manager_name(request, query, "PatchOptions" if info.verb == "patch" else "UpdateOptions")
+        manager = manager_name(request, query, options_kind)
         if info.verb == "patch":
             mutate = fields.check_patch(patcher(store.rt, request.headers.get("content-type"), raw), raw)
         else:
@@ -198,7 +228,7 @@ class ResourceEndpoints:
             info.name,
             tracked(field_manager(store, info.subresource), manager, mutate),
             subresource=info.subresource,
-            dry_run=bodies.dry_run(query),
+            dry_run=dry_run,
         )
         return fields.respond(self._encode(request, store, updated))
 
@@ -213,7 +243,7 @@ class ResourceEndpoints:
     ) -> Response:
         """Server-side apply (``ownership``): 201 when it created the object, else 200."""
         apply = ApplyRequest.parse(store, info.subresource, request, query, raw)
-        dry_run = bodies.dry_run(query)
+        dry_run = bodies.dry_run(query, "PatchOptions")
         obj, created = await apply_to_store(store, namespace, info.name, info.subresource, apply, dry_run)
         return self._encode(request, store, obj, status_code=201 if created else 200)
 

@@ -86,9 +86,10 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         return current
 
     query = dict(request.query_params)
-    manager = manager_name(request, query, "PatchOptions" if verb == "patch" else "UpdateOptions")
+    options = "PatchOptions" if verb == "patch" else "UpdateOptions"
+    manager = manager_name(request, query, options)
     track = tracked(field_manager(store, "scale"), manager, mutate)  # an Update entry on the parent
-    updated = await store.update(namespace, name, track, dry_run=bodies.dry_run(query))
+    updated = await store.update(namespace, name, track, dry_run=bodies.dry_run(query, options))
     return JSONResponse(to_scale(updated))
 
 
@@ -123,7 +124,11 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
         return pod
 
     await store.update(
-        namespace, name, bind, subresource="binding", dry_run=bodies.dry_run(dict(request.query_params))
+        namespace,
+        name,
+        bind,
+        subresource="binding",
+        dry_run=bodies.dry_run(dict(request.query_params), "CreateOptions"),
     )
     return JSONResponse(SUCCESS, status_code=201)
 

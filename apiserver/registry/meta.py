@@ -1,26 +1,37 @@
-"""ObjectMeta rules every resource shares: system fields, names, labels, generateName."""
+"""ObjectMeta rules every resource shares: system fields, names, labels, generateName,
+finalizers."""
 
 from __future__ import annotations
 
 import random
-import uuid
+import time
 from datetime import UTC, datetime
 from typing import Any
 
+from apiserver.registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from minikube_py.api.errors import Cause
+from minikube_py.api.field_errors import FieldError, forbidden, go_quote, invalid
 from minikube_py.api.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
     is_valid_label_value,
 )
+from minikube_py.uid import new_uuid
 
 Object = dict[str, Any]
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # upstream's: no vowels, no look-alikes
 
 
 def now_rfc3339() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The current time in whole seconds, RFC 3339 (formatted once per second)."""
+    second = int(time.time())
+    if second != _now[0]:
+        _now[:] = [second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")]
+    return str(_now[1])
+
+
+_now: list[Any] = [0, ""]
 
 
 def fill_system_fields(obj: Object) -> None:
@@ -29,7 +40,7 @@ def fill_system_fields(obj: Object) -> None:
     if not meta.get("name") and meta.get("generateName"):
         suffix = "".join(random.choices(_GENERATE_ALPHABET, k=5))
         meta["name"] = meta["generateName"] + suffix
-    meta["uid"] = str(uuid.uuid4())
+    meta["uid"] = new_uuid()
     meta["creationTimestamp"] = now_rfc3339()
     for field in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
         meta.pop(field, None)
@@ -52,7 +63,8 @@ def keep_system_fields(new: Object, old: Object) -> None:
 
 
 def validate_meta(obj: Object, *, namespaced: bool, name_rule: str = "subdomain") -> list[Cause]:
-    """Upstream's ObjectMeta validation: name (and generateName), namespace, labels, annotations."""
+    """Upstream's ObjectMeta validation: name (and generateName), namespace, labels, annotations,
+    finalizers."""
     meta = obj.get("metadata") or {}
     causes: list[Cause] = []
     name = meta.get("name", "")
@@ -70,7 +82,47 @@ def validate_meta(obj: Object, *, namespaced: bool, name_rule: str = "subdomain"
         causes.append(_forbidden("metadata.namespace", "not allowed on this type"))
     causes += _validate_map(meta.get("labels"), "metadata.labels", labels=True)
     causes += _validate_map(meta.get("annotations"), "metadata.annotations", labels=False)
+    causes += _causes(_finalizer_errors(meta.get("finalizers")))
     return causes
+
+
+def validate_meta_update(new: Object, old: Object) -> list[Cause]:
+    """Upstream's ObjectMeta update rule not enforced by ``keep_system_fields``: an object being
+    deleted may lose finalizers but not gain any."""
+    old_meta = old.get("metadata") or {}
+    finalizers = (new.get("metadata") or {}).get("finalizers") or []
+    if not old_meta.get("deletionTimestamp") or not isinstance(finalizers, list):
+        return []
+    added = sorted({str(f) for f in finalizers} - set(old_meta.get("finalizers") or []))
+    if not added:
+        return []
+    listed = ", ".join(go_quote(f) for f in added)  # Go's %#v of a []string
+    message = "no new finalizers can be added if the object is being deleted, found new finalizers"
+    return _causes([forbidden("metadata.finalizers", f"{message} []string{{{listed}}}")])
+
+
+def _finalizer_errors(finalizers: Any) -> list[FieldError]:
+    """Upstream's ``ValidateFinalizers``: qualified names (a name without "/" need not be a
+    standard one: only custom resources warn about those), and not both GC policies."""
+    field = "metadata.finalizers"
+    if not finalizers:
+        return []
+    if not isinstance(finalizers, list):
+        return [invalid(field, finalizers, "must be a list of strings")]
+    found: list[FieldError] = []
+    for name in finalizers:
+        if not isinstance(name, str):
+            found.append(invalid(field, name, "must be a string"))
+            continue
+        found += [invalid(field, name, message) for message in is_qualified_name(name)]
+    if ORPHAN_FINALIZER in finalizers and FOREGROUND_FINALIZER in finalizers:
+        message = f"finalizer {ORPHAN_FINALIZER} and {FOREGROUND_FINALIZER} cannot be both set"
+        found.append(invalid(field, finalizers, message))
+    return found
+
+
+def _causes(found: list[FieldError]) -> list[Cause]:
+    return [Cause(e.reason, e.body(), e.field) for e in found]
 
 
 def _validate_map(values: Any, field: str, *, labels: bool) -> list[Cause]:

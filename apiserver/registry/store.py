@@ -1,8 +1,9 @@
 """``GenericStore``: create, get, list, update, delete and watch for any resource.
 
 The single engine (upstream's ``registry/generic/registry/store.go``): system metadata, the
-strategy's hooks, namespace checks, dry-run, graceful deletion, and the translation of storage
-errors into API errors with upstream's messages. Per-resource policy lives in the ``Strategy``.
+strategy's hooks, namespace checks, dry-run, deletion (graceful, held by finalizers, recorded for
+the garbage collector; the rules are in ``deletion``), and the translation of storage errors into
+API errors with upstream's messages. Per-resource policy lives in the ``Strategy``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from apiserver.registry import deletion
 from apiserver.registry import meta as objectmeta
 from apiserver.registry.conversion import ConvertedWatch
+from apiserver.registry.deletion import DeleteOptions, TerminationStrategy
 from apiserver.registry.strategy import Object, Strategy
 from apiserver.storage.errors import (
     CompactedError,
@@ -33,13 +36,22 @@ from minikube_py.api.scheme import ResourceType
 NamespaceCheck = Callable[[str, ResourceType, str], Awaitable[None]]
 Mutation = Callable[[Object], Object]
 
+__all__ = ["DeleteOptions", "Deletion", "GenericStore"]
 
-@dataclass(slots=True)
-class DeleteOptions:
-    grace_period_seconds: int | None = None
-    propagation_policy: str = ""
-    preconditions: Preconditions | None = None
-    dry_run: bool = False
+
+@dataclass(frozen=True, slots=True)
+class Deletion:
+    """What a DELETE did: ``deleted`` when the object is gone (``object`` is its last state),
+    else ``object`` is the object kept, marked with ``deletionTimestamp``.
+
+    ``status`` is what upstream answers instead of ``object`` once the store finished the
+    deletion (its ``finalizeDelete``: the object removed, or a graceful deletion already
+    running): a ``Status`` naming the object, unless the strategy returns deleted objects. None:
+    the answer is ``object``."""
+
+    object: Object
+    deleted: bool
+    status: Object | None = None
 
 
 class GenericStore:
@@ -60,6 +72,12 @@ class GenericStore:
         self.storage = storage
         self._namespace_check = namespace_check
         self._conversion = strategy.conversion
+        self._gc_policy = deletion.default_gc_policy(rt)
+
+    def with_strategy(self, strategy: Strategy) -> GenericStore:
+        """This store with another strategy, as upstream copies a Store to give a subresource
+        (``namespaces/finalize``) its own update strategy."""
+        return GenericStore(self.rt, strategy, self.storage, self._namespace_check)
 
     def key(self, namespace: str, name: str) -> str:
         return object_key(self.rt.resource, name, namespace if self.rt.namespaced else "")
@@ -143,15 +161,20 @@ class GenericStore:
             new = self._prepare_update(desired, current, subresource, namespace, name)
             if dry_run:
                 raise _DryRun(new)
+            if self._deletes_during_update(new, current):
+                raise _EmptiedFinalizers(new, current)
             return self._stored(new)
 
+        key = self.key(namespace, name)
         try:
-            updated = await self.storage.guaranteed_update(self.key(namespace, name), try_update)
+            updated = await self.storage.guaranteed_update(key, try_update)
         except _DryRun as preview:
             return preview.object
+        except _EmptiedFinalizers as emptied:
+            return await self._delete_emptied(key, name, emptied)
         except StorageError as err:
             raise self._api_error(err, name) from err
-        return self._served(await self._finish_deletion(namespace, updated))
+        return self._served(updated)
 
     def _prepare_update(
         self, desired: Object, current: Object, subresource: str, namespace: str, name: str
@@ -177,56 +200,160 @@ class GenericStore:
             new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
 
     async def delete(self, namespace: str, name: str, options: DeleteOptions) -> Object:
-        """Delete now, or mark for deletion (``deletionTimestamp``) while finalizers remain or
-        a grace period runs."""
-        key = self.key(namespace, name)
+        """``delete_reporting``'s object: the one removed, or the one kept and marked."""
+        return (await self.delete_reporting(namespace, name, options)).object
+
+    async def delete_reporting(self, namespace: str, name: str, options: DeleteOptions) -> Deletion:
+        """Remove the object now, or mark it for deletion (``deletionTimestamp``) while a grace
+        period runs or finalizers remain, updating the garbage collector's finalizers from the
+        options (upstream's ``Store.Delete``; a second DELETE may still change them). Kinds with
+        a ``TerminationStrategy`` are first only marked, then wait for their own work."""
         current = await self.get(namespace, name)
+        deletion.validate_options(options)
         if options.preconditions is not None:
             self._check_preconditions(options.preconditions, current, name)
-        grace = self._grace(current, options)
-        if current["metadata"].get("finalizers") or grace > 0:
-            return self._served(await self._mark_for_deletion(key, name, grace, options.dry_run))
-        if options.dry_run:
-            return current
+        if isinstance(self.strategy, TerminationStrategy):
+            if not current["metadata"].get("deletionTimestamp"):
+                return await self._start_termination(self.strategy, namespace, name, current, options)
+            if not self.strategy.terminated(current):
+                return Deletion(current, False)
+        return await self._delete(namespace, name, current, options)
+
+    def _finalized(self, obj: Object, deleted: bool) -> Deletion:
+        """Upstream's ``finalizeDelete``: the answer names ``obj`` in a ``Status`` (whose
+        ``details.kind`` is the resource, as upstream's), or is ``obj`` itself."""
+        if self.strategy.return_deleted_object:
+            return Deletion(obj, deleted)
+        meta = obj.get("metadata", {})
+        details = {
+            "name": meta.get("name", ""),
+            "group": self.rt.group,
+            "kind": self.rt.resource,
+            "uid": meta.get("uid", ""),
+        }
+        status = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": {field: value for field, value in details.items() if value},  # omitempty
+        }
+        return Deletion(obj, deleted, status)
+
+    async def _delete(self, namespace: str, name: str, current: Object, options: DeleteOptions) -> Deletion:
+        key = self.key(namespace, name)
+        try:  # decide on a copy first: most deletions need no update
+            self._mark_for_deletion(
+                copy.deepcopy(current), self.strategy.graceful_delete_seconds(current), options
+            )
+        except _AlreadyDeleting:
+            return self._finalized(current, False)
+        except _DeleteNow as now:
+            return await self._remove(key, name, now.object, options)
+
+        async def try_update(stored: Object | None) -> Object:
+            assert stored is not None
+            grace = self.strategy.graceful_delete_seconds(self._served(stored))
+            marked = self._mark_for_deletion(stored, grace, options)
+            if options.dry_run:
+                raise _DryRun(marked)
+            return marked
+
         try:
-            return self._served(await self.storage.delete(key, preconditions=options.preconditions))
-        except StorageError as err:
-            raise self._api_error(err, name) from err
-
-    async def _mark_for_deletion(self, key: str, name: str, grace: int, dry_run: bool) -> Object:
-        """The stored object marked with ``deletionTimestamp`` (its preview when ``dry_run``)."""
-
-        async def try_update(current: Object | None) -> Object:
-            assert current is not None
-            if dry_run:
-                raise _DryRun(_mark_deleted(current, grace))
-            return _mark_deleted(current, grace)
-
-        try:
-            return await self.storage.guaranteed_update(key, try_update)
+            marked = await self.storage.guaranteed_update(
+                key, try_update, preconditions=options.preconditions
+            )
         except _DryRun as preview:
-            return preview.object
+            return Deletion(self._served(preview.object), False)
+        except _AlreadyDeleting:
+            return self._finalized(current, False)
+        except _DeleteNow as now:
+            return await self._remove(key, name, self._served(now.object), options)
         except StorageError as err:
             raise self._api_error(err, name) from err
+        return Deletion(self._served(marked), False)
 
-    async def _finish_deletion(self, namespace: str, obj: Object) -> Object:
-        """Once a stored object marked for deletion has no finalizers left, it is removed."""
+    def _mark_for_deletion(self, obj: Object, grace: int, options: DeleteOptions) -> Object:
+        """``obj`` marked for deletion (upstream's ``updateForGracefulDeletionAndFinalizers``);
+        raises ``_AlreadyDeleting`` when a graceful deletion already runs and ``_DeleteNow`` when
+        neither a grace period nor a finalizer holds it."""
         meta = obj["metadata"]
-        if "deletionTimestamp" not in meta or meta.get("finalizers"):
-            return obj
-        if meta.get("deletionGracePeriodSeconds", 0) > 0:
-            return obj
+        graceful, pending = deletion.before_delete(meta, grace, options)
+        if pending:
+            raise _AlreadyDeleting(obj)
+        finalizers = deletion.gc_finalizers(meta.get("finalizers") or [], options, self._gc_policy)
+        if finalizers is not None:
+            deletion.set_finalizers(meta, finalizers)
+        held = bool(meta.get("finalizers"))
+        if not graceful:
+            if not held:
+                raise _DeleteNow(obj)
+            deletion.mark_as_deleting(meta)
+        elif not held and meta["deletionGracePeriodSeconds"] == 0:
+            raise _DeleteNow(obj)  # upstream stores the mark first, then deletes; skip that write
+        return obj
+
+    async def _remove(self, key: str, name: str, marked: Object, options: DeleteOptions) -> Deletion:
+        """Remove the object; ``marked`` is it as this DELETE would leave it, the answer of a
+        dry run."""
+        if options.dry_run:
+            return self._finalized(marked, True)
+        try:
+            removed = await self.storage.delete(key, preconditions=options.preconditions)
+        except StorageError as err:
+            raise self._api_error(err, name) from err
+        return self._finalized(self._served(removed), True)
+
+    async def _start_termination(
+        self,
+        strategy: TerminationStrategy,
+        namespace: str,
+        name: str,
+        current: Object,
+        options: DeleteOptions,
+    ) -> Deletion:
+        """The first DELETE of a two-step kind: ``deletionTimestamp`` now, the strategy's mark,
+        and always a UID precondition (upstream's namespace ``Delete``)."""
+        given = options.preconditions or Preconditions()
+        pre = Preconditions(given.uid or current["metadata"].get("uid"), given.resource_version)
+
+        async def try_update(stored: Object | None) -> Object:
+            assert stored is not None
+            stored["metadata"].setdefault("deletionTimestamp", objectmeta.now_rfc3339())
+            strategy.start_termination(stored, options)
+            if options.dry_run:
+                raise _DryRun(stored)
+            return stored
+
+        try:
+            marked = await self.storage.guaranteed_update(
+                self.key(namespace, name), try_update, preconditions=pre
+            )
+        except _DryRun as preview:
+            return Deletion(self._served(preview.object), False)
+        except StorageError as err:
+            raise self._api_error(err, name) from err
+        return Deletion(self._served(marked), False)
+
+    def _deletes_during_update(self, new: Object, old: Object) -> bool:
+        if not deletion.deletes_during_update(new, old):
+            return False
+        return not isinstance(self.strategy, TerminationStrategy) or self.strategy.terminated(new)
+
+    async def _delete_emptied(self, key: str, name: str, emptied: _EmptiedFinalizers) -> Object:
+        """Remove an object whose last finalizer an update took away; the answer is the object
+        as updated (upstream's ``deleteWithoutFinalizers``)."""
+        meta = emptied.current["metadata"]
         pre = Preconditions(uid=meta.get("uid"), resource_version=meta.get("resourceVersion"))
         try:
-            return await self.storage.delete(self.key(namespace, meta["name"]), preconditions=pre)
-        except (KeyNotFoundError, PreconditionError):
-            return obj  # someone else finished (or changed) it first
-
-    def _grace(self, obj: Object, options: DeleteOptions) -> int:
-        default = self.strategy.graceful_delete_seconds(obj)
-        if default == 0:
-            return 0
-        return default if options.grace_period_seconds is None else max(options.grace_period_seconds, 0)
+            await self.storage.delete(key, preconditions=pre)
+        except KeyNotFoundError:
+            pass  # another update removed it first
+        except PreconditionError as err:
+            raise errors.conflict(self.rt.resource, name, self.rt.group, errors.MODIFIED) from err
+        except StorageError as err:
+            raise self._api_error(err, name) from err
+        return emptied.object
 
     def _check_preconditions(self, pre: Preconditions, obj: Object, name: str) -> None:
         try:
@@ -263,8 +390,9 @@ class GenericStore:
         causes = objectmeta.validate_meta(
             obj, namespaced=self.rt.namespaced, name_rule=self.strategy.name_rule
         )
-        causes += self.strategy.validate(obj) if old is None else self.strategy.validate_update(obj, old)
-        return causes
+        if old is None:
+            return causes + self.strategy.validate(obj)
+        return causes + objectmeta.validate_meta_update(obj, old) + self.strategy.validate_update(obj, old)
 
     def _raise_invalid(self, obj: Object, causes: builtins.list[errors.Cause]) -> None:
         if causes:
@@ -294,9 +422,26 @@ class _DryRun(Exception):
         self.object = obj
 
 
-def _mark_deleted(obj: Object, grace: int) -> Object:
-    meta = obj["metadata"]
-    if "deletionTimestamp" not in meta:
-        meta["deletionTimestamp"] = objectmeta.now_rfc3339()
-        meta["deletionGracePeriodSeconds"] = grace
-    return obj
+class _AlreadyDeleting(Exception):
+    """A graceful deletion of ``object`` already runs; this DELETE changes nothing."""
+
+    def __init__(self, obj: Object) -> None:
+        super().__init__("already deleting")
+        self.object = obj
+
+
+class _DeleteNow(Exception):
+    """Nothing holds ``object`` (as the DELETE left it): remove it instead of marking it."""
+
+    def __init__(self, obj: Object) -> None:
+        super().__init__("delete now")
+        self.object = obj
+
+
+class _EmptiedFinalizers(Exception):
+    """An update left a marked object without finalizers (``object``, updated from ``current``)."""
+
+    def __init__(self, obj: Object, current: Object) -> None:
+        super().__init__("emptied finalizers")
+        self.object = obj
+        self.current = current

@@ -31,6 +31,9 @@ class Strategy:
     spec_field: str | None = None
     #: how names are validated: "subdomain" (most kinds), "label" (namespaces, services)
     name_rule: str = "subdomain"
+    #: a DELETE that removes the object answers with it instead of a ``Status`` naming it
+    #: (upstream's ``Store.ReturnDeletedObject``: pods, services, namespaces, service accounts)
+    return_deleted_object: bool = False
     #: set when this version is stored in another version's shape (``conversion.py``); every
     #: other hook sees the served shape, except ``selectable_fields``, which reads stored objects
     conversion: StorageConversion | None = None

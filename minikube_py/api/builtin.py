@@ -11,7 +11,17 @@ SCALE = Subresource("scale", "Scale", ("get", "patch", "update"), "autoscaling",
 _all = ("all",)
 
 CORE = [
-    ResourceType("", "v1", "Namespace", "namespaces", False, ("ns",), (), NO_COLLECTION, (STATUS,)),
+    ResourceType(
+        "",
+        "v1",
+        "Namespace",
+        "namespaces",
+        False,
+        ("ns",),
+        (),
+        NO_COLLECTION,
+        (Subresource("finalize", "", ("update",)), STATUS),
+    ),
     ResourceType("", "v1", "ConfigMap", "configmaps", True, ("cm",)),
     ResourceType("", "v1", "Secret", "secrets", True),
     ResourceType(

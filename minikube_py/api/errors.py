@@ -92,10 +92,12 @@ MODIFIED = "the object has been modified; please apply your changes to the lates
 
 
 def invalid(kind: str, name: str, group: str, causes: list[Cause]) -> ApiError:
-    """422 Invalid: ``ConfigMap "x" is invalid: <field>: <message>, ...`` like upstream."""
-    listed = [f"{c.field}: {c.message}" if c.field else c.message for c in causes]
+    """422 Invalid like upstream's ``NewInvalid``: ``ConfigMap "x" is invalid: <field>: <message>``,
+    ``Deployment.apps "x" is invalid: [<a>, <b>]`` (the kind qualified by its group, repeated
+    messages listed once)."""
+    listed = list(dict.fromkeys(f"{c.field}: {c.message}" if c.field else c.message for c in causes))
     summary = listed[0] if len(listed) == 1 else "[" + ", ".join(listed) + "]"
-    message = f'{kind} "{name}" is invalid: {summary}'
+    message = f'{qualified(kind, group)} "{name}" is invalid: {summary}'
     return ApiError(422, "Invalid", message, name, group, kind, causes)
 
 

@@ -331,7 +331,10 @@ def test_typed_create_commands_send_protobuf_on_new_kubectl(k: object) -> None:
     (container,) = deploy["spec"]["template"]["spec"]["containers"]
     assert (container["image"], container["ports"][0]["containerPort"]) == ("nginx", 80)
     assert deploy["spec"]["replicas"] == 2
-    ok(run("delete", "namespace", f"pb-{suffix}"))  # type: ignore[operator]
+    # no namespace controller empties spec.finalizers: the namespace stays, Terminating
+    ok(run("delete", "namespace", f"pb-{suffix}", "--wait=false"))  # type: ignore[operator]
+    phase = ok(run("get", "namespace", f"pb-{suffix}", "-o", "jsonpath={.status.phase}"))  # type: ignore[operator]
+    assert phase == "Terminating"
 
 
 def test_edit_get_variants_and_delete_options(k: object, tmp_path: Path) -> None:
@@ -349,5 +352,12 @@ def test_edit_get_variants_and_delete_options(k: object, tmp_path: Path) -> None
     everywhere = ok(run("get", "cm", "-A")).splitlines()  # type: ignore[operator]
     assert everywhere[0].split()[:2] == ["NAMESPACE", "NAME"]
     assert any(line.split()[:2] == ["default", name] for line in everywhere[1:])
-    ok(run("delete", "cm", name, "--grace-period=0", "--force", "--cascade=orphan"))  # type: ignore[operator]
-    assert run("get", "cm", name).returncode != 0  # type: ignore[operator]
+    deleted = ok(run("delete", "cm", name, "--grace-period=0", "--force", "--cascade=orphan", "--wait=false"))  # type: ignore[operator]
+    assert f'configmap "{name}" force deleted' in deleted
+    # no garbage collector removes the orphan finalizer: the configmap stays, marked
+    kept = json.loads(ok(run("get", "cm", name, "-o", "json")))  # type: ignore[operator]
+    assert kept["metadata"]["finalizers"] == ["orphan"] and kept["metadata"]["deletionTimestamp"]
+    unfinalize = '[{"op":"remove","path":"/metadata/finalizers"}]'
+    ok(run("patch", "cm", name, "--type=json", "-p", unfinalize))  # type: ignore[operator]
+    missing = run("get", "cm", name)  # type: ignore[operator]
+    assert missing.returncode != 0 and "NotFound" in missing.stderr

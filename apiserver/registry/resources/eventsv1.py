@@ -6,6 +6,10 @@ in ``pkg/apis/events/v1``) accepts ``regarding.*``, ``reportingController``, ``r
 ``source``, ``type`` and ``metadata.name``/``metadata.namespace``, each read from the core field it
 maps to; ``involvedObject.*`` and ``reportingComponent`` are not supported (400). The Table is
 core's (upstream prints both versions with the internal Event's printer).
+
+Writes through this version are validated as upstream validates events.k8s.io requests
+(``eventvalidation``: required reporting fields, limits, series, immutable fields), on the core
+form of the Event, so paths are core's names.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from typing import Any
 
 from apiserver.registry.resources.event import INVOLVED_FIELDS, EventStrategy
 from apiserver.registry.resources.eventconversion import EventsV1Conversion, event_to_core
+from apiserver.registry.resources.eventvalidation import validate_event_create, validate_event_update
 from apiserver.registry.strategy import Object
+from minikube_py.api.errors import Cause
 
 # events.k8s.io/v1 field label -> the core/v1 field label it selects on
 FIELD_LABELS: dict[str, str] = {
@@ -30,6 +36,12 @@ FIELD_LABELS: dict[str, str] = {
 
 class EventsV1Strategy(EventStrategy):
     conversion = EventsV1Conversion()
+
+    def validate(self, obj: Object) -> list[Cause]:
+        return validate_event_create(event_to_core(obj))
+
+    def validate_update(self, new: Object, old: Object) -> list[Cause]:
+        return validate_event_update(event_to_core(new), event_to_core(old))
 
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         """events.k8s.io labels with the values of the core fields they map to; ``obj`` is the

@@ -50,6 +50,7 @@ def default_pod(pod: Object) -> None:
 
 class PodStrategy(Strategy):
     status_field = "status"
+    return_deleted_object = True
 
     def prepare_for_create(self, obj: Object) -> None:
         """The status is reset to ``Pending`` with the pod's QoS class (and the

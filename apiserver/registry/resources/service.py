@@ -68,6 +68,7 @@ def port_string(ports: list[Any]) -> str:
 class ServiceStrategy(Strategy):
     status_field = "status"
     name_rule = "label"
+    return_deleted_object = True
 
     def __init__(
         self, cluster_ips: ClusterIPAllocator | None = None, node_ports: RangeAllocator | None = None

@@ -16,6 +16,8 @@ COLUMNS: list[Column] = [
 
 
 class ServiceAccountStrategy(Strategy):
+    return_deleted_object = True
+
     def table_columns(self) -> list[Column]:
         return list(COLUMNS)
 
