@@ -26,14 +26,16 @@ upstream's ``failed to create typed patch object (...): .spec.foo: field not dec
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from starlette.responses import Response
 
 from apiserver.patch.fieldpath import path_string
 from apiserver.patch.fieldset import item_element
 from apiserver.patch.schema import PLAIN, Fields, List, Schema, fields_of
+from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.field_errors import go_quote, not_supported
 from minikube_py.api.field_errors import invalid as invalid_field
@@ -138,11 +140,15 @@ class FieldValidation:
     def check_update(self, desired: Object) -> Mutation:
         """The mutation of an update (PUT) to ``desired``, without its unknown fields, checking
         those the stored object lacks (400 BadRequest in ``Strict`` mode)."""
-        added = self._pruned(desired)  # once: a retry gets the same, already pruned, object
+        added = self._pruned(desired)  # once: every attempt starts from the pruned body
+        pristine = _snapshot(desired)
+        attempts = 0
 
         def update(current: Object) -> Object:
+            nonlocal attempts
             self._report_added(added, current, self._decode_error)
-            return desired
+            attempts += 1  # the store writes into what it gets: a retry starts from a copy
+            return desired if attempts == 1 else pristine()
 
         return update
 
@@ -187,3 +193,14 @@ class FieldValidation:
         for text in dict.fromkeys(self.warnings):
             response.headers.append("Warning", warning_header(text))
         return response
+
+
+def _snapshot(obj: Object) -> Callable[[], Object]:
+    """A function returning fresh copies of ``obj`` as it is now (JSON bytes when it is plain
+    JSON data, the cheap case, else a deep copy)."""
+    try:
+        data = jsonutil.dumps(obj)
+    except TypeError:
+        kept = copy.deepcopy(obj)
+        return lambda: copy.deepcopy(kept)
+    return lambda: cast(Object, jsonutil.loads(data))

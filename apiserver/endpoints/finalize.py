@@ -12,7 +12,7 @@ from starlette.responses import Response
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
-from apiserver.endpoints.ownership import field_manager, manager_name, tracked
+from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.registry.resources.namespace import NamespaceFinalizeStrategy
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -36,9 +36,10 @@ async def finalize(request: Request, store: GenericStore, verb: str, namespace: 
     updated = await finalizing.update(
         namespace,
         name,
-        tracked(field_manager(store), manager, mutate),
+        mutate,
         subresource="finalize",
         dry_run=bodies.dry_run(query),
+        track=tracker(field_manager(store), manager),
     )
     body = {**updated, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
     return fields.respond(JSONResponse(body))

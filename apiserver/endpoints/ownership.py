@@ -5,7 +5,7 @@
   ``kubectl``). Options are validated as upstream's ``Validate{Create,Update,Patch}Options``:
   422 ``PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for
   apply patch``, ``force`` only on apply patches, at most 128 bytes of printable characters.
-- ``tracked`` wraps an ordinary write's mutation so the result records an ``Update`` entry.
+- ``tracker`` is the store hook by which an ordinary write records an ``Update`` entry.
 - ``ApplyRequest`` turns an ``application/apply-patch+yaml`` PATCH into a mutation;
   ``apply_to_store`` runs it, creating the object (201) when it is missing, except through a
   subresource (404, as upstream's subresources never create).
@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from starlette.requests import Request
@@ -25,7 +24,7 @@ from apiserver.patch.errors import PatchError
 from apiserver.patch.fieldmanager import FieldManager
 from apiserver.patch.managedfields import FIELD_MANAGER_MAX_LENGTH
 from apiserver.patch.schemas import schema_for
-from apiserver.registry.store import GenericStore, Mutation
+from apiserver.registry.store import GenericStore, Track
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
 
@@ -83,12 +82,11 @@ def user_agent_prefix(user_agent: str) -> str:
     return out
 
 
-def tracked(fields: FieldManager, manager: str, mutate: Mutation) -> Mutation:
-    """``mutate``, with the result's managedFields recording an ``Update`` by ``manager``."""
+def tracker(fields: FieldManager, manager: str) -> Track:
+    """The store hook recording an ``Update`` by ``manager`` in a write's managedFields."""
 
-    def track(current: Object) -> Object:
-        before = copy.deepcopy(current)
-        return fields.update(before, mutate(current), manager)
+    def track(live: Object | None, new: Object) -> Object:
+        return fields.update(live, new, manager)
 
     return track
 

@@ -20,7 +20,7 @@ from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options
-from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracked
+from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
@@ -197,8 +197,8 @@ class ResourceEndpoints:
         obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
         bodies.check_kind(obj, store.rt.api_version, store.rt.kind)
         fields.check_object(obj)
-        obj = field_manager(store).update(None, obj, manager_name(request, query, "CreateOptions"))
-        created = await store.create(namespace, obj, dry_run=dry_run)
+        track = tracker(field_manager(store), manager_name(request, query, "CreateOptions"))
+        created = await store.create(namespace, obj, dry_run=dry_run, track=track)
         return fields.respond(self._encode(request, store, created, status_code=201))
 
     async def _update(
@@ -226,9 +226,10 @@ class ResourceEndpoints:
         updated = await store.update(
             namespace,
             info.name,
-            tracked(field_manager(store, info.subresource), manager, mutate),
+            mutate,
             subresource=info.subresource,
             dry_run=dry_run,
+            track=tracker(field_manager(store, info.subresource), manager),
         )
         return fields.respond(self._encode(request, store, updated))
 

@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
-from apiserver.endpoints.ownership import field_manager, manager_name, tracked
+from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -88,8 +88,8 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
     query = dict(request.query_params)
     options = "PatchOptions" if verb == "patch" else "UpdateOptions"
     manager = manager_name(request, query, options)
-    track = tracked(field_manager(store, "scale"), manager, mutate)  # an Update entry on the parent
-    updated = await store.update(namespace, name, track, dry_run=bodies.dry_run(query, options))
+    track = tracker(field_manager(store, "scale"), manager)  # an Update entry on the parent
+    updated = await store.update(namespace, name, mutate, dry_run=bodies.dry_run(query, options), track=track)
     return JSONResponse(to_scale(updated))
 
 

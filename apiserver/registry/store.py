@@ -35,6 +35,10 @@ from minikube_py.api.scheme import ResourceType
 # Checks that the namespace of a namespaced write exists and is not terminating.
 NamespaceCheck = Callable[[str, ResourceType, str], Awaitable[None]]
 Mutation = Callable[[Object], Object]
+# Records field ownership of a write: (live object or None on create, new object) -> new object
+# with managedFields. Runs after defaulting, like upstream's field manager, which sees the
+# object as decoded (defaults filled in), so the writer owns the defaulted fields too.
+Track = Callable[[Object | None, Object], Object]
 
 __all__ = ["DeleteOptions", "Deletion", "GenericStore"]
 
@@ -117,12 +121,17 @@ class GenericStore:
 
     # writes
 
-    async def create(self, namespace: str, obj: Object, *, dry_run: bool = False) -> Object:
+    async def create(
+        self, namespace: str, obj: Object, *, dry_run: bool = False, track: Track | None = None
+    ) -> Object:
+        """Create ``obj``; ``track`` records the creator's field ownership (see ``Track``)."""
         self._check_identity(obj, namespace)
         objectmeta.fill_system_fields(obj)
         if self.strategy.spec_field is not None:
             obj["metadata"]["generation"] = 1
         self.strategy.default(obj)
+        if track is not None:
+            obj = track(None, obj)
         self.strategy.prepare_for_create(obj)
         name = obj["metadata"].get("name", "")
         self._raise_invalid(obj, self._validate(obj))
@@ -149,16 +158,18 @@ class GenericStore:
         *,
         subresource: str = "",
         dry_run: bool = False,
+        track: Track | None = None,
     ) -> Object:
         """Apply ``mutate`` (which returns the desired object) to the current object and store
         the result; a ``resourceVersion`` in the desired object must match the current one.
-        ``mutate`` and the strategy see both objects in the served shape."""
+        ``mutate`` and the strategy see both objects in the served shape; ``track`` records
+        the writer's field ownership once the result is defaulted (see ``Track``)."""
 
         async def try_update(stored: Object | None) -> Object:
             assert stored is not None
             current = self._served(stored)
             desired = mutate(copy.deepcopy(current))
-            new = self._prepare_update(desired, current, subresource, namespace, name)
+            new = self._prepare_update(desired, current, subresource, namespace, name, track)
             if dry_run:
                 raise _DryRun(new)
             if self._deletes_during_update(new, current):
@@ -177,7 +188,13 @@ class GenericStore:
         return self._served(updated)
 
     def _prepare_update(
-        self, desired: Object, current: Object, subresource: str, namespace: str, name: str
+        self,
+        desired: Object,
+        current: Object,
+        subresource: str,
+        namespace: str,
+        name: str,
+        track: Track | None = None,
     ) -> Object:
         self._check_identity(desired, namespace, name)
         wanted_rv = desired.get("metadata", {}).get("resourceVersion")
@@ -185,6 +202,8 @@ class GenericStore:
             raise errors.conflict(self.rt.resource, name, self.rt.group, errors.MODIFIED)
         desired.setdefault("metadata", {})["resourceVersion"] = current["metadata"]["resourceVersion"]
         self.strategy.default(desired)
+        if track is not None:
+            desired = track(current, desired)
         if subresource == "status":
             desired = self.strategy.prepare_for_status_update(desired, current)
         else:
