@@ -15,11 +15,12 @@ from typing import Any
 
 from apiserver.patch import fieldpath as fp
 from apiserver.patch.fieldset import list_elements
-from apiserver.patch.schema import Fields, List, fields_of
+from apiserver.patch.schema import PLAIN, Fields, List
 
 Tree = dict[str, Any]
 
 _MEMBER_WITH_CHILDREN = fp.SELF
+_FIELD = fp.FIELD
 
 
 def created_fields_v1(
@@ -30,42 +31,46 @@ def created_fields_v1(
     ``ignored_top`` names top-level fields nobody owns through this write (``apiVersion``,
     ``kind``, the status); ``unowned_meta`` names the metadata fields nobody owns (``name``,
     ``uid``, ...). An empty tree means the creator owns nothing."""
-    tree: Tree = {}
-    for name in sorted(obj):
-        if name in ignored_top:
-            continue
-        value = obj[name]
-        if name == "metadata" and isinstance(value, dict):
-            kept = {k: v for k, v in value.items() if k not in unowned_meta}
-            if kept:
-                tree[fp.FIELD + name] = _map(kept, fields_of(schema.child(name)))
-            continue
-        tree[fp.FIELD + name] = _value(value, schema, name)
-    return tree
+    top = {name: value for name, value in obj.items() if name not in ignored_top}
+    meta = top.get("metadata")
+    if isinstance(meta, dict):
+        kept = {k: v for k, v in meta.items() if k not in unowned_meta}
+        if kept:
+            top["metadata"] = kept
+        else:
+            del top["metadata"]
+    return _map(top, schema)
 
 
+# One function per node kind, types checked with ``type(...) is`` (decoded JSON has no
+# subclasses): this walk runs on every create, so it avoids calls per leaf.
 def _map(obj: dict[str, Any], schema: Fields) -> Tree:
-    return {fp.FIELD + name: _value(obj[name], schema, name) for name in sorted(obj)}
-
-
-def _value(value: Any, parent: Fields, name: str) -> Tree:
-    if isinstance(value, dict):
-        return _map(value, fields_of(parent.child(name))) if value else {}
-    if isinstance(value, list) and value:
-        child = parent.child(name)
-        if isinstance(child, List) and (elements := list_elements(value, child)) is not None:
-            return _list(value, elements, child)
-    return {}
+    out: Tree = {}
+    declared = schema.fields
+    for name in sorted(obj):
+        value = obj[name]
+        kind = type(value)
+        if kind is dict and value:
+            child = declared.get(name, PLAIN) if declared else PLAIN
+            out[_FIELD + name] = _map(value, child if type(child) is Fields else PLAIN)
+        elif kind is list and value and declared:
+            listed = declared.get(name)
+            if type(listed) is List and (elements := list_elements(value, listed)) is not None:
+                out[_FIELD + name] = _list(value, elements, listed)
+            else:
+                out[_FIELD + name] = {}
+        else:
+            out[_FIELD + name] = {}
+    return out
 
 
 def _list(items: list[Any], elements: list[str], schema: List) -> Tree:
-    counts: dict[str, int] = {}
-    for element in elements:
-        counts[element] = counts.get(element, 0) + 1
+    unique = len(set(elements)) == len(elements)
+    counts = {} if unique else {e: elements.count(e) for e in elements}
     out: Tree = {}
     for item, element in zip(items, elements, strict=True):
-        if counts[element] == 1 and isinstance(item, dict) and item:
+        if (unique or counts[element] == 1) and type(item) is dict and item:
             out[element] = {_MEMBER_WITH_CHILDREN: {}, **_map(item, schema.item)}
         else:
             out[element] = {}
-    return {element: out[element] for element in sorted(out)}
+    return out if len(out) < 2 else {element: out[element] for element in sorted(out)}

@@ -8,6 +8,7 @@ descriptions, empty when the value is valid. ``validate_*`` build ``FieldError``
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Literal
@@ -118,6 +119,16 @@ def is_dns1035_label(value: str) -> list[str]:
 
 def is_qualified_name(value: str) -> list[str]:
     """A label key (also annotation keys): ``[prefix/]name``, prefix a DNS subdomain, name ≤ 63 bytes."""
+    return list(_qualified_name_errors(value))
+
+
+# Keys and values repeat across objects (``app``, ``kubernetes.io/...``): checked once each.
+@functools.lru_cache(maxsize=4096)
+def _qualified_name_errors(value: str) -> tuple[str, ...]:
+    return tuple(_check_qualified_name(value))
+
+
+def _check_qualified_name(value: str) -> list[str]:
     parts = value.split("/")
     if len(parts) > 2:
         return [
@@ -146,12 +157,17 @@ def is_qualified_name(value: str) -> list[str]:
 
 def is_valid_label_value(value: str) -> list[str]:
     """A label value: empty, or ≤ 63 bytes of alphanumerics, ``-``, ``_``, ``.`` (alphanumeric ends)."""
+    return list(_label_value_errors(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_value_errors(value: str) -> tuple[str, ...]:
     errs = []
     if _size(value) > LABEL_VALUE_MAX_LENGTH:
         errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH, "bytes"))
     if not _matches(_LABEL_VALUE_RE, value):
         errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+    return tuple(errs)
 
 
 def is_path_segment_prefix(name: str) -> list[str]:
