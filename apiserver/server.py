@@ -28,6 +28,7 @@ from apiserver.filters.chain import build_handler_chain
 from apiserver.health import PingCheck, StoreCheck, install_health_checks
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.security import SecurityConfig
 from apiserver.status import install_status_errors
 from apiserver.storage.kv import KV
 from apiserver.tls import ClientCertH11Protocol
@@ -49,9 +50,11 @@ def build_app(
     catalog: Catalog | None = None,
     watches: OpenWatches | None = None,
     nodes: NodeConnection | None = None,
+    security: SecurityConfig | None = None,
 ) -> ASGIApp:
     """The apiserver: the request chain around the resource endpoints (when a catalog is
     given), discovery, OpenAPI, health, ``/version``, and Status errors for everything else.
+    ``security`` configures the gates (``SecurityConfig``; None leaves them open).
     ``nodes`` is how pod logs (and later exec, attach, portforward) reach node agents; None
     verifies them against the system trust store and presents no client certificate."""
     app = FastAPI(
@@ -68,12 +71,12 @@ def build_app(
     install_health_checks(app, "healthz", [ping, store])
     app.router.add_route("/version", version_handler(), ["GET"], include_in_schema=False)
     if catalog is None:
-        return build_handler_chain(app)
+        return build_handler_chain(app, security)
     v3 = OpenAPIv3(catalog.scheme)
     app.router.add_route("/openapi/v2", openapi_v2, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3/{path:path}", v3.document, ["GET"], include_in_schema=False)
-    return build_handler_chain(APIRouter(catalog, app, watches, nodes))
+    return build_handler_chain(APIRouter(catalog, app, watches, nodes), security, catalog)
 
 
 # Every request allocates thousands of short-lived objects (decoded JSON) while the watch
@@ -101,6 +104,7 @@ async def run_apiserver(
     sock: socket.socket | None = None,
     on_listening: Callable[[], None] | None = None,
     nodes: NodeConnection | None = None,
+    security: SecurityConfig | None = None,
 ) -> None:
     """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS. ``nodes``
     None reaches node agents verified against ``ca_file`` without a client certificate."""
@@ -112,7 +116,7 @@ async def run_apiserver(
             await catalog.wait_ready()
             await ensure_bootstrap_objects(catalog)
             await serve(
-                build_app(kv, catalog, watches, nodes or NodeConnection(ca_file=ca_file)),
+                build_app(kv, catalog, watches, nodes or NodeConnection(ca_file=ca_file), security),
                 host,
                 port,
                 certfile,

@@ -8,18 +8,10 @@ authenticators (tokens, bootstrap tokens, service accounts) and 401s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-ANONYMOUS = "system:anonymous"
-
-
-@dataclass(frozen=True, slots=True)
-class UserInfo:
-    name: str
-    groups: tuple[str, ...] = ()
-    extra: dict[str, list[str]] = field(default_factory=dict)
+from apiserver.authn.user import ANONYMOUS_USER, AUTHENTICATED, UserInfo
+from apiserver.context import current_user
 
 
 def x509_user(scope: Scope) -> UserInfo | None:
@@ -31,7 +23,7 @@ def x509_user(scope: Scope) -> UserInfo | None:
     groups = tuple(value for key, value in subject if key == "organizationName")
     if not names:
         return None
-    return UserInfo(names[0], (*groups, "system:authenticated"))
+    return UserInfo(names[0], (*groups, AUTHENTICATED))
 
 
 class Authentication:
@@ -40,5 +32,6 @@ class Authentication:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            scope["user"] = x509_user(scope) or UserInfo(ANONYMOUS, ("system:unauthenticated",))
+            scope["user"] = user = x509_user(scope) or ANONYMOUS_USER
+            current_user.set(user)
         await self.app(scope, receive, send)

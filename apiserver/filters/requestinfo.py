@@ -6,6 +6,7 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from apiserver.context import current_request_info
 from apiserver.endpoints.requestinfo import request_info
 
 
@@ -16,5 +17,6 @@ class RequestInfoFilter:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-            scope["request_info"] = request_info(scope["method"], scope["path"], query)
+            scope["request_info"] = info = request_info(scope["method"], scope["path"], query)
+            current_request_info.set(info)
         await self.app(scope, receive, send)

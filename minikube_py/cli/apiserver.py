@@ -13,10 +13,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from apiserver.security import SecurityConfig
 from apiserver.server import check_tls_files, listen
 from apiserver.server import run_apiserver as run_server
 from apiserver.storage.factory import running_store
 from apiserver.storage.kv import KV
+from minikube_py.cli.security import add_security_flags, security_from_args
 
 logger = logging.getLogger("apiserver")
 
@@ -33,12 +35,15 @@ async def run_apiserver(
     cert_file: Path,
     key_file: Path,
     client_ca_file: Path,
+    security: SecurityConfig | None = None,
 ) -> None:
     """Serve until cancelled. Raises ``ServeError`` or ``StoreConfigError`` on bad input."""
     check_tls_files(cert_file, key_file, client_ca_file)
     with contextlib.closing(listen(bind_address, port)) as sock:
         async with open_store(store_url) as kv:
-            await run_server(kv, bind_address, port, cert_file, key_file, client_ca_file, sock=sock)
+            await run_server(
+                kv, bind_address, port, cert_file, key_file, client_ca_file, sock=sock, security=security
+            )
 
 
 @contextlib.asynccontextmanager
@@ -77,6 +82,7 @@ def add_parser(subcommands: Any) -> None:
         ("--client-ca-file", "CA that client certificates must chain to (PEM)"),
     ):
         parser.add_argument(flag, type=Path, required=True, metavar="FILE", help=help_text)
+    add_security_flags(parser)
     parser.set_defaults(run=_run)
 
 
@@ -96,4 +102,5 @@ async def _run(args: argparse.Namespace) -> None:
         cert_file=args.tls_cert_file,
         key_file=args.tls_private_key_file,
         client_ca_file=args.client_ca_file,
+        security=security_from_args(args),
     )

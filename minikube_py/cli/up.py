@@ -26,6 +26,7 @@ from minikube_py.cli.apiserver import (
     open_store,
     port_number,
 )
+from minikube_py.cli.security import up_security
 from minikube_py.kubeconfig import (
     ADMIN_KUBECONFIG,
     CONTEXT_NAME,
@@ -80,6 +81,7 @@ async def up(
                     client_cert=pki.kubelet_client.cert,
                     client_key=pki.kubelet_client.key,
                 ),
+                security=up_security(data_dir, pki),
                 sock=sock,
                 on_listening=lambda: print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True),
             )

@@ -1,0 +1,1 @@
+"""Admission: mutating then validating plugins run by the handlers on decoded objects."""

@@ -1,0 +1,1 @@
+"""Authentication: who is asking (a union of authenticators; see the module docstrings)."""

@@ -1,0 +1,30 @@
+"""The request context: what the filters established about the request in progress.
+
+Upstream threads a ``context.Context`` through every call; here each request runs in its own
+task, so context variables carry the same facts to any depth (the registry's escalation
+check, admission plugins) without passing them through every signature. The filters set
+them (and mirror them in the ASGI scope under the same names for ASGI code):
+
+- ``request_info``: ``RequestInfo`` (the request info filter);
+- ``user``: the authenticated (or impersonated) ``UserInfo`` (authentication, impersonation);
+- ``audit_annotations``: a dict every stage may add ``key -> value`` to (the audit filter
+  creates it; authorization records its decision, admission its patches).
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+from apiserver.authn.user import ANONYMOUS_USER, UserInfo
+from apiserver.endpoints.requestinfo import RequestInfo
+
+current_user: ContextVar[UserInfo] = ContextVar("user", default=ANONYMOUS_USER)
+current_request_info: ContextVar[RequestInfo | None] = ContextVar("request_info", default=None)
+audit_annotations: ContextVar[dict[str, str] | None] = ContextVar("audit_annotations", default=None)
+
+
+def annotate(key: str, value: str) -> None:
+    """Add an audit annotation to the request in progress (no-op outside a request)."""
+    annotations = audit_annotations.get()
+    if annotations is not None:
+        annotations[key] = value
