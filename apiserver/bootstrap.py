@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from apiserver.authz.reconcile import ensure_bootstrap_policy
 from apiserver.registry.catalog import Catalog
 from minikube_py.api import errors
 
@@ -48,6 +49,7 @@ async def ensure_bootstrap_objects(catalog: Catalog) -> None:
     await _create_missing(
         lambda: services.create("default", kubernetes_service()), "service default/kubernetes"
     )
+    await ensure_bootstrap_policy(catalog)
 
 
 async def _create_missing(create: Any, what: str) -> None:

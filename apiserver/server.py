@@ -20,11 +20,15 @@ import uvicorn
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 
+from apiserver.admission.plugins.priority import ensure_system_priority_classes
+from apiserver.admission.registry import build_chain
+from apiserver.authz.aggregation import run_aggregation
 from apiserver.bootstrap import ensure_bootstrap_objects
 from apiserver.endpoints.openapi import OpenAPIv3, openapi_v2
 from apiserver.endpoints.router import APIRouter
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.filters.chain import build_handler_chain
+from apiserver.flowcontrol.metrics import metrics_endpoint
 from apiserver.health import PingCheck, StoreCheck, install_health_checks
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
@@ -70,8 +74,11 @@ def build_app(
     install_health_checks(app, "readyz", [ping, store])
     install_health_checks(app, "healthz", [ping, store])
     app.router.add_route("/version", version_handler(), ["GET"], include_in_schema=False)
+    app.router.add_route("/metrics", metrics_endpoint, ["GET"], include_in_schema=False)
     if catalog is None:
         return build_handler_chain(app, security)
+    if security is not None and security.admission_plugins:
+        catalog.install_admission(build_chain(security.admission_plugins, catalog))
     v3 = OpenAPIv3(catalog.scheme)
     app.router.add_route("/openapi/v2", openapi_v2, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
@@ -112,9 +119,11 @@ async def run_apiserver(
     catalog, watches = Catalog(kv), OpenWatches()
     async with asyncio.TaskGroup() as tasks:
         caches = tasks.create_task(catalog.run())
+        aggregation = tasks.create_task(run_aggregation(catalog))
         try:
             await catalog.wait_ready()
             await ensure_bootstrap_objects(catalog)
+            await ensure_system_priority_classes(catalog)
             await serve(
                 build_app(kv, catalog, watches, nodes or NodeConnection(ca_file=ca_file), security),
                 host,
@@ -128,6 +137,7 @@ async def run_apiserver(
             )
         finally:
             caches.cancel()
+            aggregation.cancel()
 
 
 async def serve(

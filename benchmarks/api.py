@@ -61,6 +61,7 @@ from api_clients import (  # noqa: E402 - benchmarks/ is not a package
     run_wrk,
     warm_up,
     watch_pods,
+    write_auth_script,
     write_post_script,
     wrk_path,
 )
@@ -68,6 +69,7 @@ from api_clients import (  # noqa: E402 - benchmarks/ is not a package
 from tests.cluster import Cluster, free_port, start_up  # noqa: E402
 
 NAMESPACE, CREATE_NS, WATCH_NS = "default", "bench-create", "bench-watch"
+RBAC = "rbac.authorization.k8s.io"
 PODS = "/api/v1/namespaces/{ns}/pods"
 GET_GOAL, CREATE_GOAL, LIST_GOAL = 0.6, 0.5, 1.5
 # Experiment only (--tcp-nodelay): ``up`` with TCP_NODELAY on the listening socket, which
@@ -116,6 +118,8 @@ class Targets:
     baseline: str
     tls: TLS
     tmp: Path
+    token: str  # a bearer token allowed everything (wrk cannot present client certificates)
+    auth_script: Path  # a wrk script sending it
 
 
 # orchestration
@@ -169,8 +173,10 @@ def run(tmp: Path, s: Settings, pool: ProcessPoolExecutor) -> list[Row]:
         rows = [fill(pool, c.url, tls, s)]
         data = tmp / "baseline.json"
         data.write_text(json.dumps(sample(c)))
+        token = bearer_token(c)
+        auth = write_auth_script(tmp / "auth.lua", token)
         with baseline(pki, data) as base_url:
-            t = Targets(c.url, base_url, tls, tmp)
+            t = Targets(c.url, base_url, tls, tmp, token, auth)
             for scenario in (get_pod, create, list_all, list_node_a, watch_fan_out):
                 print(f"  {scenario.__name__} ...", flush=True)
                 rows += scenario(pool, t, s)
@@ -198,6 +204,36 @@ def start_nodelay(tmp: Path, port: int, store: str) -> Cluster:
     with (logs / "stdout").open("wb") as out, (logs / "stderr").open("wb") as err:
         process = subprocess.Popen([sys.executable, "-c", NODELAY_LAUNCHER, *args], stdout=out, stderr=err)
     return Cluster(data_dir, port, process, logs / "stdout", logs / "stderr")
+
+
+def bearer_token(c: Cluster) -> str:
+    """A service-account token bound to cluster-admin (RBAC is on; wrk sends no certificate)."""
+    with httpx_client(c) as client:
+        sa = {"metadata": {"name": "bench"}}
+        client.post(f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts", json=sa).raise_for_status()
+        binding = {
+            "metadata": {"name": "bench-cluster-admin"},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "cluster-admin",
+            },
+            "subjects": [{"kind": "ServiceAccount", "name": "bench", "namespace": NAMESPACE}],
+        }
+        bindings = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
+        client.post(bindings, json=binding).raise_for_status()
+        request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
+        url = f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts/bench/token"
+        token: str = client.post(url, json=request).raise_for_status().json()["status"]["token"]
+    deadline = time.monotonic() + 10
+    while True:  # the binding reaches the authorizer's cache a moment after it is stored
+        with httpx.Client(base_url=c.url, verify=str(c.ca_file), timeout=10) as client:
+            headers = {"Authorization": f"Bearer {token}"}
+            if client.get(f"{PODS.format(ns=NAMESPACE)}?limit=1", headers=headers).status_code == 200:
+                return token
+        if time.monotonic() > deadline:
+            raise RuntimeError("the benchmark's service account is still forbidden")
+        time.sleep(0.1)
 
 
 def httpx_client(c: Cluster) -> httpx.Client:
@@ -255,14 +291,15 @@ def fill(pool: ProcessPoolExecutor, url: str, tls: TLS, s: Settings) -> Row:
 def get_pod(pool: ProcessPoolExecutor, t: Targets, s: Settings) -> list[Row]:
     name = f"bench-{s.pods // 2:05d}"
     ours_url, base_url = t.cluster + f"{PODS.format(ns=NAMESPACE)}/{name}", t.baseline + "/pod"
-    return wrk_row(f"GET one pod ({s.pods} resident)", ours_url, base_url, s, rate_row(GET_GOAL))
+    label = f"GET one pod ({s.pods} resident)"
+    return wrk_row(label, ours_url, base_url, s, rate_row(GET_GOAL), t.auth_script)
 
 
 def create(pool: ProcessPoolExecutor, t: Targets, s: Settings) -> list[Row]:
     """wrk with a Lua script (fresh names) when there is wrk; else two aiohttp processes."""
     ours_url, base_url = t.cluster + PODS.format(ns=CREATE_NS), t.baseline + "/pods"
     if wrk_path() is not None:
-        script = write_post_script(t.tmp / "post.lua", "c-")
+        script = write_post_script(t.tmp / "post.lua", "c-", t.token)
         return wrk_row("create pod", ours_url, base_url, s, rate_row(CREATE_GOAL), script)
     names = [f"c-{i:05d}" for i in range(s.creates)]
     ours, errors = post_rate(pool, ours_url, t.tls, names, s.connections)
@@ -281,13 +318,13 @@ def create(pool: ProcessPoolExecutor, t: Targets, s: Settings) -> list[Row]:
 
 def list_all(pool: ProcessPoolExecutor, t: Targets, s: Settings) -> list[Row]:
     ours_url, base_url = t.cluster + PODS.format(ns=NAMESPACE), t.baseline + "/list"
-    return wrk_row(f"LIST {s.pods} pods", ours_url, base_url, s, list_row(LIST_GOAL))
+    return wrk_row(f"LIST {s.pods} pods", ours_url, base_url, s, list_row(LIST_GOAL), t.auth_script)
 
 
 def list_node_a(pool: ProcessPoolExecutor, t: Targets, s: Settings) -> list[Row]:
     ours_url = t.cluster + PODS.format(ns=NAMESPACE) + "?fieldSelector=spec.nodeName%3Dnode-a"
     label = f"LIST spec.nodeName=node-a ({s.pods // 2} of {s.pods})"
-    return wrk_row(label, ours_url, t.baseline + "/list-node-a", s, list_row(None))
+    return wrk_row(label, ours_url, t.baseline + "/list-node-a", s, list_row(None), t.auth_script)
 
 
 def watch_fan_out(pool: ProcessPoolExecutor, t: Targets, s: Settings) -> list[Row]:

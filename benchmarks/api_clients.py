@@ -88,15 +88,23 @@ template = [==[%s]==]
 request = function()
   counter = counter + 1
   local body = template:gsub("@NAME@", "%s" .. id .. "-" .. counter)
-  return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+  return wrk.format("POST", nil, {["Content-Type"] = "application/json"%s}, body)
 end
 """
 
 
-def write_post_script(path: Path, prefix: str) -> Path:
-    """A wrk script POSTing ``pod_manifest`` with a fresh name each request (PREFIX<thread>-<n>)."""
+def write_post_script(path: Path, prefix: str, token: str = "") -> Path:
+    """A wrk script POSTing ``pod_manifest`` with a fresh name each request (PREFIX<thread>-<n>),
+    with ``Authorization: Bearer <token>`` when a token is given."""
     template = json.dumps(pod_manifest("@NAME@"), separators=(",", ":"))
-    path.write_text(_POST_LUA % (template, prefix))
+    auth = f', ["Authorization"] = "Bearer {token}"' if token else ""
+    path.write_text(_POST_LUA % (template, prefix, auth))
+    return path
+
+
+def write_auth_script(path: Path, token: str) -> Path:
+    """A wrk script that only adds ``Authorization: Bearer <token>`` to every request."""
+    path.write_text(f'wrk.headers["Authorization"] = "Bearer {token}"\n')
     return path
 
 

@@ -55,6 +55,11 @@ class Cluster:
             context.load_cert_chain(*cert)
         return httpx.Client(base_url=self.url, verify=context, timeout=5)
 
+    def admin_client(self) -> httpx.Client:
+        """A client presenting the admin certificate (``system:masters``: allowed everything)."""
+        pki = self.data_dir / "pki"
+        return self.client(cert=(str(pki / "admin.crt"), str(pki / "admin.key")))
+
     def wait_ready(self) -> float:
         """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS."""
         started = time.monotonic()

@@ -14,10 +14,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from apiserver.admission import warnings as admission_warnings
 from apiserver.endpoints import body as bodies
-from apiserver.endpoints import podconnect, subresources
+from apiserver.endpoints import podconnect, subresources, tokenrequest
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
-from apiserver.endpoints.fieldvalidation import FieldValidation
+from apiserver.endpoints.fieldvalidation import FieldValidation, warning_header
 from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
@@ -45,6 +46,7 @@ ACTIONS: dict[str, subresources.Handler] = {
     "attach": podconnect.attach,
     "portforward": podconnect.portforward,
     "finalize": finalize,
+    "token": tokenrequest.token_request,
 }
 SERVED_SUBRESOURCES = ("status", *ACTIONS)
 
@@ -71,6 +73,7 @@ class ResourceEndpoints:
         info = scope.get("request_info") or request_info(
             request.method, request.url.path, dict(request.query_params)
         )
+        warned = admission_warnings.collect()
         try:
             response = await self.dispatch(request, info)
         except errors.ApiError as err:
@@ -78,6 +81,8 @@ class ResourceEndpoints:
         except Exception as err:  # a bug must still answer with a Status, never a bare 500
             log.exception("%s %s failed", request.method, request.url.path)
             response = status_json(errors.internal(f"{type(err).__name__}: {err}"))
+        for text in dict.fromkeys(warned):
+            response.headers.append("Warning", warning_header(text))
         await response(scope, receive, send)
 
     async def dispatch(self, request: Request, info: RequestInfo) -> Response:

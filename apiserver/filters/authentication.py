@@ -1,37 +1,62 @@
-"""Authentication: who is asking. Sets ``scope["user"]`` to a ``UserInfo``.
-
-For now one authenticator: the x509 client certificate that the TLS layer verified against the
-cluster CA (CN = user, O = groups), as delivered by the ASGI TLS extension (see
-``apiserver.tls``); everyone else is ``system:anonymous``. The security issue adds the union of
-authenticators (tokens, bootstrap tokens, service accounts) and 401s.
-"""
+"""Authentication: who is asking (upstream's ``WithAuthentication``). Sets ``scope["user"]``
+and ``current_user`` to the ``UserInfo`` that ``apiserver.authn`` established, and drops the
+``Authorization`` header once it has served (no handler ever sees the credential). A
+presented credential that is not valid, or no credential while anonymous requests are off,
+is a 401 ``Unauthorized`` Status, as upstream writes it."""
 
 from __future__ import annotations
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER, AUTHENTICATED, UserInfo
+from apiserver.authn.authenticator import AuthenticationError
+from apiserver.authn.config import AuthenticationSetup, build_authentication
 from apiserver.context import current_user
+from apiserver.filters.audit import audit_failed_authentication
+from apiserver.registry.catalog import Catalog
+from apiserver.security import SecurityConfig
+from minikube_py.jsonutil import dumps
+
+UNAUTHORIZED = {
+    "kind": "Status",
+    "apiVersion": "v1",
+    "metadata": {},
+    "status": "Failure",
+    "message": "Unauthorized",
+    "reason": "Unauthorized",
+    "code": 401,
+}
 
 
-def x509_user(scope: Scope) -> UserInfo | None:
-    tls = scope.get("extensions", {}).get("tls", {})
-    subject = tls.get("client_subject")
-    if not subject:
-        return None
-    names = [value for key, value in subject if key == "commonName"]
-    groups = tuple(value for key, value in subject if key == "organizationName")
-    if not names:
-        return None
-    return UserInfo(names[0], (*groups, AUTHENTICATED))
+def unauthorized() -> Response:
+    return Response(dumps(UNAUTHORIZED), status_code=401, media_type="application/json")
 
 
 class Authentication:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        security: SecurityConfig | None = None,
+        catalog: Catalog | None = None,
+        *,
+        setup: AuthenticationSetup | None = None,
+    ) -> None:
         self.app = app
+        self.setup = setup or build_authentication(security or SecurityConfig(), catalog)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            scope["user"] = user = x509_user(scope) or ANONYMOUS_USER
-            current_user.set(user)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            user = await self.setup.requests.authenticate(scope)
+        except AuthenticationError:
+            user = None
+        if user is None:
+            await unauthorized()(scope, receive, audit_failed_authentication(scope, send))
+            return
+        scope["user"] = user
+        current_user.set(user)
+        headers = scope.get("headers") or []
+        scope["headers"] = [(k, v) for k, v in headers if k.lower() != b"authorization"]
         await self.app(scope, receive, send)

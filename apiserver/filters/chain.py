@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp
 
+from apiserver.endpoints.authentication import AuthenticationAPI
+from apiserver.endpoints.authorization import AuthorizationAPI
+from apiserver.filters.audit import Audit, AuditInit
 from apiserver.filters.authentication import Authentication
+from apiserver.filters.authorization import Authorization, new_authorizer
 from apiserver.filters.cachecontrol import CacheControl
-from apiserver.filters.passthrough import Audit, Authorization, FlowControl
+from apiserver.filters.flowcontrol import flow_control
+from apiserver.filters.impersonation import ImpersonationFilter
 from apiserver.filters.requestinfo import RequestInfoFilter
 from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig
@@ -20,10 +25,15 @@ def build_handler_chain(
     """``handler`` behind every filter, outermost last; ``security`` configures the gates,
     which read cluster state (roles, service accounts, secrets) from ``catalog``'s caches."""
     security = security or SecurityConfig()
-    handler = Authorization(handler)
-    handler = FlowControl(handler)
+    authz = new_authorizer(security, catalog)
+    handler = AuthorizationAPI(handler, authz)
+    handler = AuthenticationAPI(handler, security, catalog)
+    handler = Authorization(handler, authz)
+    handler = flow_control(handler, security)
+    handler = ImpersonationFilter(handler, authz)
     handler = Audit(handler)
-    handler = Authentication(handler)
+    handler = Authentication(handler, security, catalog)
     handler = RequestInfoFilter(handler)
     handler = CacheControl(handler)
+    handler = AuditInit(handler, security.audit)
     return handler

@@ -86,6 +86,7 @@ SECRET = object_schema()
 ENDPOINTS = object_schema()
 EVENT = object_schema()
 LEASE = object_schema()
+WEBHOOK_CONFIGURATION = object_schema(webhooks=List(merge_key="name"))
 
 _BY_KIND: Mapping[tuple[str, str], PatchSchema] = {
     ("", "Pod"): POD,
@@ -107,6 +108,8 @@ _BY_KIND: Mapping[tuple[str, str], PatchSchema] = {
     ("batch", "Job"): JOB,
     ("batch", "CronJob"): CRON_JOB,
     ("coordination.k8s.io", "Lease"): LEASE,
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): WEBHOOK_CONFIGURATION,
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): WEBHOOK_CONFIGURATION,
 }
 
 

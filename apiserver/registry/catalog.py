@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 
+from apiserver.admission.attributes import Attributes, Operation
+from apiserver.admission.chain import AdmissionChain
+from apiserver.admission.plugins import namespacelifecycle
 from apiserver.registry.resources.configmap import ConfigMapStrategy
 from apiserver.registry.resources.daemonset import DaemonSetStrategy
 from apiserver.registry.resources.deployment import DeploymentStrategy
@@ -19,12 +22,22 @@ from apiserver.registry.resources.namespace import NamespaceStrategy
 from apiserver.registry.resources.node import NodeStrategy
 from apiserver.registry.resources.pod import PodStrategy
 from apiserver.registry.resources.priorityclass import PriorityClassStrategy
+from apiserver.registry.resources.rbac import (
+    ClusterRoleBindingStrategy,
+    ClusterRoleStrategy,
+    RoleBindingStrategy,
+    RoleStrategy,
+)
 from apiserver.registry.resources.replicaset import ReplicaSetStrategy
 from apiserver.registry.resources.secret import SecretStrategy
 from apiserver.registry.resources.service import ServiceStrategy
 from apiserver.registry.resources.serviceaccount import ServiceAccountStrategy
 from apiserver.registry.resources.serviceallocator import ClusterIPAllocator, node_port_allocator
 from apiserver.registry.resources.statefulset import StatefulSetStrategy
+from apiserver.registry.resources.webhookconfiguration import (
+    MutatingWebhookConfigurationStrategy,
+    ValidatingWebhookConfigurationStrategy,
+)
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Strategy
 from apiserver.storage.cacher import Cacher, Indexer
@@ -53,6 +66,14 @@ STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("coordination.k8s.io", "Lease"): LeaseStrategy,
     ("events.k8s.io", "Event"): EventsV1Strategy,
     ("scheduling.k8s.io", "PriorityClass"): PriorityClassStrategy,
+    ("rbac.authorization.k8s.io", "Role"): RoleStrategy,
+    ("rbac.authorization.k8s.io", "ClusterRole"): ClusterRoleStrategy,
+    ("rbac.authorization.k8s.io", "RoleBinding"): RoleBindingStrategy,
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): ClusterRoleBindingStrategy,
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): MutatingWebhookConfigurationStrategy,
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): (
+        ValidatingWebhookConfigurationStrategy
+    ),
 }
 
 
@@ -103,6 +124,7 @@ class Catalog:
         storage = KVObjectStorage(kv)
         self._cachers: dict[str, Cacher] = {}
         self._stores: dict[tuple[str, str, str], GenericStore] = {}
+        self._namespaces_admitted = False  # NamespaceLifecycle admission checks them instead
         for rt in self.scheme:
             prefix = resource_prefix(rt.resource)
             cacher = self._cachers.get(prefix) or Cacher(storage, prefix, indexers=indexers(rt))
@@ -128,8 +150,18 @@ class Catalog:
     async def wait_ready(self) -> None:
         await asyncio.gather(*(c.wait_ready() for c in self._cachers.values()))
 
+    def install_admission(self, chain: AdmissionChain) -> None:
+        """Every store runs ``chain``; with NamespaceLifecycle in it, that plugin owns the
+        namespace check."""
+        self._namespaces_admitted = namespacelifecycle.NAME in chain
+        for store in self._stores.values():
+            store.admission = chain
+
     async def check_namespace(self, namespace: str, rt: ResourceType, name: str) -> None:
-        """Namespaced objects need an existing namespace that is not being deleted."""
+        """Namespaced objects need an existing namespace that is not being deleted (without
+        NamespaceLifecycle admission, which does the same)."""
+        if self._namespaces_admitted:
+            return
         cacher = self._cachers[resource_prefix("namespaces")]
         key = object_key("namespaces", namespace)
         try:
@@ -139,8 +171,6 @@ class Catalog:
                 ns = await cacher.get(key)
             except KeyNotFoundError:
                 raise errors.not_found("namespaces", namespace) from None
-        if ns["metadata"].get("deletionTimestamp") or ns.get("status", {}).get("phase") == "Terminating":
-            why = f"unable to create new content in namespace {namespace} because it is being terminated"
-            error = errors.forbidden(rt.resource, name, rt.group, why)
-            error.causes = [errors.Cause("NamespaceTerminating", why, "metadata.namespace")]
-            raise error
+        if namespacelifecycle.terminating(ns):
+            attrs = Attributes(Operation.CREATE, rt, "", namespace, name, None)
+            raise namespacelifecycle.terminating_error(attrs)

@@ -62,6 +62,13 @@ def keep_system_fields(new: Object, old: Object) -> None:
             meta.pop(field, None)
 
 
+def path_segment_name(name: str) -> list[str]:
+    """Upstream's ``IsValidPathSegmentName`` (names of RBAC objects: ``system:node`` is valid)."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in name]
+
+
 def validate_meta(obj: Object, *, namespaced: bool, name_rule: str = "subdomain") -> list[Cause]:
     """Upstream's ObjectMeta validation: name (and generateName), namespace, labels, annotations,
     finalizers."""
@@ -73,7 +80,7 @@ def validate_meta(obj: Object, *, namespaced: bool, name_rule: str = "subdomain"
             Cause("FieldValueRequired", "Required value: name or generateName is required", "metadata.name")
         )
     else:
-        check = is_dns1123_label if name_rule == "label" else is_dns1123_subdomain
+        check = {"label": is_dns1123_label, "path": path_segment_name}.get(name_rule, is_dns1123_subdomain)
         causes += [_invalid("metadata.name", name, m) for m in check(name)]
     namespace = meta.get("namespace", "")
     if namespaced and not namespace:

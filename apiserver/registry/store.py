@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from apiserver.admission.attributes import Attributes, Operation
+from apiserver.admission.chain import AdmissionChain
 from apiserver.registry import deletion
 from apiserver.registry import meta as objectmeta
 from apiserver.registry.conversion import ConvertedWatch
@@ -77,11 +79,16 @@ class GenericStore:
         self._namespace_check = namespace_check
         self._conversion = strategy.conversion
         self._gc_policy = deletion.default_gc_policy(rt)
+        # Admission (``apiserver.admission``): mutating plugins after defaulting and field
+        # tracking, validating ones after the strategy's validation; None admits everything.
+        self.admission: AdmissionChain | None = None
 
     def with_strategy(self, strategy: Strategy) -> GenericStore:
         """This store with another strategy, as upstream copies a Store to give a subresource
         (``namespaces/finalize``) its own update strategy."""
-        return GenericStore(self.rt, strategy, self.storage, self._namespace_check)
+        store = GenericStore(self.rt, strategy, self.storage, self._namespace_check)
+        store.admission = self.admission
+        return store
 
     def key(self, namespace: str, name: str) -> str:
         return object_key(self.rt.resource, name, namespace if self.rt.namespaced else "")
@@ -132,11 +139,17 @@ class GenericStore:
         self.strategy.default(obj)
         if track is not None:
             obj = track(None, obj)
+        attrs = Attributes(Operation.CREATE, self.rt, "", namespace, obj["metadata"].get("name", ""), obj)
+        attrs.dry_run = dry_run
+        if self.admission is not None:
+            await self.admission.admit(attrs)
         self.strategy.prepare_for_create(obj)
         name = obj["metadata"].get("name", "")
         self._raise_invalid(obj, self._validate(obj))
         if self._namespace_check is not None and self.rt.namespaced:
             await self._namespace_check(namespace, self.rt, name)
+        if self.admission is not None:
+            await self.admission.validate(attrs)
         if dry_run:
             try:
                 await self.storage.get(self.key(namespace, name))
@@ -169,7 +182,7 @@ class GenericStore:
             assert stored is not None
             current = self._served(stored)
             desired = mutate(copy.deepcopy(current))
-            new = self._prepare_update(desired, current, subresource, namespace, name, track)
+            new = await self._prepare_update(desired, current, subresource, namespace, name, track, dry_run)
             if dry_run:
                 raise _DryRun(new)
             if self._deletes_during_update(new, current):
@@ -187,7 +200,7 @@ class GenericStore:
             raise self._api_error(err, name) from err
         return self._served(updated)
 
-    def _prepare_update(
+    async def _prepare_update(
         self,
         desired: Object,
         current: Object,
@@ -195,6 +208,7 @@ class GenericStore:
         namespace: str,
         name: str,
         track: Track | None = None,
+        dry_run: bool = False,
     ) -> Object:
         self._check_identity(desired, namespace, name)
         wanted_rv = desired.get("metadata", {}).get("resourceVersion")
@@ -204,6 +218,10 @@ class GenericStore:
         self.strategy.default(desired)
         if track is not None:
             desired = track(current, desired)
+        attrs = Attributes(Operation.UPDATE, self.rt, subresource, namespace, name, desired, current)
+        attrs.dry_run = dry_run
+        if self.admission is not None:
+            await self.admission.admit(attrs)
         if subresource == "status":
             desired = self.strategy.prepare_for_status_update(desired, current)
         else:
@@ -211,6 +229,9 @@ class GenericStore:
         objectmeta.keep_system_fields(desired, current)
         self._bump_generation(desired, current)
         self._raise_invalid(desired, self._validate(desired, current))
+        if self.admission is not None:
+            attrs.object = desired
+            await self.admission.validate(attrs)
         return desired
 
     def _bump_generation(self, new: Object, old: Object) -> None:
@@ -231,6 +252,11 @@ class GenericStore:
         deletion.validate_options(options)
         if options.preconditions is not None:
             self._check_preconditions(options.preconditions, current, name)
+        if self.admission is not None:
+            attrs = Attributes(Operation.DELETE, self.rt, "", namespace, name, None, current, options.dry_run)
+            attrs.options = options
+            await self.admission.admit(attrs)
+            await self.admission.validate(attrs)
         if isinstance(self.strategy, TerminationStrategy):
             if not current["metadata"].get("deletionTimestamp"):
                 return await self._start_termination(self.strategy, namespace, name, current, options)

@@ -79,6 +79,52 @@ GROUPS = [
     ResourceType("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True),
     ResourceType("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
     ResourceType("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
+    # authentication.k8s.io: create-only reviews, stored nowhere (apiserver/endpoints/authentication.py)
+    ResourceType("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", False, verbs=("create",)),
+    ResourceType(
+        "authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", False, verbs=("create",)
+    ),
+    ResourceType(
+        "authentication.k8s.io",
+        "v1beta1",
+        "SelfSubjectReview",
+        "selfsubjectreviews",
+        False,
+        verbs=("create",),
+    ),
+    # authorization.k8s.io: create-only access reviews, stored nowhere (apiserver/endpoints/authorization.py)
+    *(
+        ResourceType(
+            "authorization.k8s.io",
+            "v1",
+            kind,
+            kind.lower() + "s",
+            kind.startswith("Local"),
+            verbs=("create",),
+        )
+        for kind in (
+            "SubjectAccessReview",
+            "SelfSubjectAccessReview",
+            "LocalSubjectAccessReview",
+            "SelfSubjectRulesReview",
+        )
+    ),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        False,
+        categories=("api-extensions",),
+    ),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        False,
+        categories=("api-extensions",),
+    ),
 ]
 
 

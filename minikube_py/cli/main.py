@@ -15,14 +15,23 @@ import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any, NoReturn
 
+from apiserver.authn.config import AuthenticationConfigError
 from apiserver.server import ServeError
 from apiserver.storage.errors import StoreConfigError
-from minikube_py.cli import apiserver, up
+from minikube_py.cli import apiserver, kubeconfig_cmd, token, up
+from minikube_py.cli.datadir import ClusterAccessError
 from minikube_py.pki import PKIError
 
 PROG = "minikube-py"
 EXIT_CONFIG_ERROR = 2
-CONFIG_ERRORS = (StoreConfigError, PKIError, ServeError, up.DataDirError)
+CONFIG_ERRORS: tuple[type[Exception], ...] = (
+    StoreConfigError,
+    PKIError,
+    ServeError,
+    up.DataDirError,
+    ClusterAccessError,
+    AuthenticationConfigError,
+)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -41,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     up.add_parser(subcommands)
     apiserver.add_parser(subcommands)
+    kubeconfig_cmd.add_parser(subcommands)
+    token.add_parser(subcommands)
     return parser
 
 

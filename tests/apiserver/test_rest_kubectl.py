@@ -272,7 +272,7 @@ def test_binding_sets_the_node_once(cluster: Cluster) -> None:
 
 
 def test_bad_input_gets_a_status_and_changes_nothing(cluster: Cluster) -> None:
-    with cluster.client() as c:
+    with cluster.admin_client() as c:
         base = "/api/v1/namespaces/default/configmaps"
         cases = [
             (

@@ -82,7 +82,7 @@ def test_version_reports_a_kubernetes_version(cluster: Cluster) -> None:
     ("method", "path"), [("GET", "/nope"), ("GET", "/version/"), ("DELETE", "/api/v1/x")]
 )
 def test_unknown_path_is_a_not_found_status(cluster: Cluster, method: str, path: str) -> None:
-    with cluster.client() as client:
+    with cluster.admin_client() as client:
         response = client.request(method, path)
     assert response.status_code == 404
     assert response.headers["content-type"] == "application/json"
@@ -99,7 +99,7 @@ def test_unknown_path_is_a_not_found_status(cluster: Cluster, method: str, path:
 
 
 def test_wrong_method_is_a_status_too(cluster: Cluster) -> None:
-    with cluster.client() as client:
+    with cluster.admin_client() as client:
         response = client.post("/version")
     assert response.status_code == 405
     assert response.json()["reason"] == "MethodNotAllowed"
@@ -246,7 +246,7 @@ def test_sigterm_with_open_watches_ends_them_and_exits_cleanly(tmp_path: Path) -
     running = start_up(tmp_path, free_port())
     running.wait_ready()
     with (
-        running.client() as client,
+        running.admin_client() as client,
         client.stream("GET", "/api/v1/configmaps?watch=true", timeout=10) as stream,
     ):
         assert stream.status_code == 200
@@ -254,3 +254,15 @@ def test_sigterm_with_open_watches_ends_them_and_exits_cleanly(tmp_path: Path) -
         assert list(stream.iter_bytes()) == []  # the stream ended cleanly
     assert code == 0 and took < STOP_TIMEOUT
     assert "Traceback" not in running.stderr.read_text()
+
+
+def test_anonymous_requests_get_upstreams_forbidden(cluster: Cluster) -> None:
+    """``up`` runs RBAC: anonymous may read the health and version endpoints only."""
+    with cluster.client() as client:
+        assert client.get("/version").status_code == 200
+        response = client.get("/api/v1/namespaces")
+    assert response.status_code == 403
+    assert response.json()["message"] == (
+        'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" '
+        'in API group "" at the cluster scope'
+    )

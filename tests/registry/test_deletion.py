@@ -359,7 +359,7 @@ async def test_namespace_updates_keep_phase_and_spec_finalizers(kv: MemoryKV) ->
 
     updated = await namespaces.update("", "a", revive)
     assert updated["status"]["phase"] == "Terminating" and updated["spec"]["finalizers"] == ["kubernetes"]
-    assert updated["metadata"]["labels"] == {"k": "v"}
+    assert updated["metadata"]["labels"] == {"k": "v", "kubernetes.io/metadata.name": "a"}
     with pytest.raises(ApiError) as caught:
         await namespaces.update("", "a", revive, subresource="status")
     assert caught.value.code == 422

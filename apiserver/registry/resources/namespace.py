@@ -33,10 +33,24 @@ ACTIVE, TERMINATING = "Active", "Terminating"
 STANDARD_FINALIZERS = (FINALIZER, ORPHAN_FINALIZER, FOREGROUND_FINALIZER)
 
 
+METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
+
+
 class NamespaceStrategy(Strategy):
     status_field = "status"
     name_rule = "label"
     return_deleted_object = True
+
+    def default(self, obj: Object) -> None:
+        """Upstream's defaulting: the ``kubernetes.io/metadata.name`` label always carries the
+        name (so namespace selectors can pick a namespace by name)."""
+        meta = obj.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"]:
+            labels = meta.get("labels")
+            if labels is None:
+                labels = meta["labels"] = {}
+            if isinstance(labels, dict):
+                labels[METADATA_NAME_LABEL] = meta["name"]
 
     def prepare_for_create(self, obj: Object) -> None:
         """Always ``Active``, and always with the ``kubernetes`` finalizer."""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from minikube_py.api.models import (
+    admissionregistration,
     apps_deployment,
     apps_sets,
+    authentication,
+    authorization,
     autoscaling,
     batch,
     coordination,
@@ -54,6 +57,20 @@ MODELS: dict[tuple[str, str], type[K8sModel]] = {
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): rbac.ClusterRoleBinding,
     ("policy/v1", "Eviction"): policy.Eviction,
     ("autoscaling/v1", "Scale"): autoscaling.Scale,
+    ("authentication.k8s.io/v1", "TokenReview"): authentication.TokenReview,
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): authentication.SelfSubjectReview,
+    ("authentication.k8s.io/v1beta1", "SelfSubjectReview"): authentication.SelfSubjectReview,
+    ("authentication.k8s.io/v1", "TokenRequest"): authentication.TokenRequest,
+    ("authorization.k8s.io/v1", "SubjectAccessReview"): authorization.SubjectAccessReview,
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): authorization.SelfSubjectAccessReview,
+    ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): authorization.LocalSubjectAccessReview,
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): authorization.SelfSubjectRulesReview,
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"): (
+        admissionregistration.MutatingWebhookConfiguration
+    ),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"): (
+        admissionregistration.ValidatingWebhookConfiguration
+    ),
 }
 
 

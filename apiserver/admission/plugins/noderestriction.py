@@ -1,0 +1,109 @@
+"""NodeRestriction: a node (user ``system:node:<name>`` in group ``system:nodes``) may only
+change its own Node (and not its taints), its own Lease, the status of pods bound to it, and
+create (mirror pods) or delete pods bound to it. Everyone else passes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
+from apiserver.admission.interfaces import Plugin
+
+if TYPE_CHECKING:
+    from apiserver.registry.catalog import Catalog
+
+NAME = "NodeRestriction"
+NODES_GROUP = "system:nodes"
+NODE_PREFIX = "system:node:"
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+LEASES = ("coordination.k8s.io", "leases")
+RESTRICTED_LABEL_PREFIX = "node-restriction.kubernetes.io/"
+
+
+def node_identity(attrs: Attributes) -> tuple[str, bool]:
+    """(node name, is a node): upstream's default ``NodeIdentifier``."""
+    user = attrs.user
+    if NODES_GROUP not in user.groups or not user.name.startswith(NODE_PREFIX):
+        return "", False
+    return user.name[len(NODE_PREFIX) :], True
+
+
+def _node_of(obj: Object | None) -> str:
+    return str(((obj or {}).get("spec") or {}).get("nodeName") or "")
+
+
+class NodeRestriction(Plugin):
+    name = NAME
+
+    def __init__(self, catalog: Catalog | None = None) -> None:
+        super().__init__()
+
+    async def admit(self, attrs: Attributes) -> None:
+        if NODES_GROUP in attrs.user.groups and not attrs.user.name.startswith(NODE_PREFIX):
+            raise forbidden(attrs, f'could not determine node from user "{attrs.user.name}"')
+        node, is_node = node_identity(attrs)
+        if not is_node:
+            return
+        rt = attrs.resource
+        if (rt.group, rt.resource) == ("", "pods"):
+            self._pod(attrs, node)
+        elif (rt.group, rt.resource) == ("", "nodes"):
+            self._node(attrs, node)
+        elif (
+            (rt.group, rt.resource) == LEASES and attrs.namespace == "kube-node-lease" and attrs.name != node
+        ):
+            raise forbidden(attrs, "can only access node lease with the same name as the requesting node")
+
+    def _pod(self, attrs: Attributes, node: str) -> None:
+        op = attrs.operation
+        if attrs.subresource == "status":
+            if op != Operation.UPDATE:
+                raise forbidden(attrs, f'unexpected operation "{op}"')
+            if _node_of(attrs.old_object) != node:
+                raise forbidden(
+                    attrs,
+                    f'node "{node}" can only update pod status for pods with spec.nodeName set to itself',
+                )
+            return
+        if attrs.subresource:
+            return
+        if op == Operation.CREATE:
+            pod = attrs.object or {}
+            if MIRROR_POD_ANNOTATION not in (pod.get("metadata", {}).get("annotations") or {}):
+                raise forbidden(
+                    attrs,
+                    f'pod does not have "{MIRROR_POD_ANNOTATION}" annotation, '
+                    f'node "{node}" can only create mirror pods',
+                )
+            if _node_of(pod) != node:
+                raise forbidden(attrs, f'node "{node}" can only create pods with spec.nodeName set to itself')
+        elif op == Operation.DELETE:
+            if _node_of(attrs.old_object) != node:
+                raise forbidden(attrs, f'node "{node}" can only delete pods with spec.nodeName set to itself')
+        else:
+            raise forbidden(
+                attrs, f'unexpected operation "{op}", node "{node}" can only create and delete mirror pods'
+            )
+
+    def _node(self, attrs: Attributes, node: str) -> None:
+        requested = attrs.name or ((attrs.object or {}).get("metadata") or {}).get("name", "")
+        if requested != node:
+            raise forbidden(attrs, f'node "{node}" is not allowed to modify node "{requested}"')
+        new = attrs.object or {}
+        old = attrs.old_object or {}
+        taints_changed = (new.get("spec") or {}).get("taints") != (old.get("spec") or {}).get("taints")
+        if attrs.operation == Operation.UPDATE and attrs.subresource == "" and taints_changed:
+            raise forbidden(attrs, f'node "{node}" is not allowed to modify taints')
+        if attrs.operation in (Operation.CREATE, Operation.UPDATE):
+            labels = (new.get("metadata") or {}).get("labels") or {}
+            old_labels = (old.get("metadata") or {}).get("labels") or {}
+            bad = sorted(
+                k
+                for k in set(labels) | set(old_labels)
+                if k.startswith(RESTRICTED_LABEL_PREFIX) and labels.get(k) != old_labels.get(k)
+            )
+            if bad:
+                verb = "set" if attrs.operation == Operation.CREATE else "modify"
+                raise forbidden(
+                    attrs, f'node "{node}" is not allowed to {verb} the following labels: {", ".join(bad)}'
+                )

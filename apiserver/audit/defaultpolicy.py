@@ -1,0 +1,32 @@
+"""The policy ``up`` audits with when none is given (the shape of the policies clusters
+commonly run, e.g. kube-up's ``configure-helper.sh``, trimmed to what this cluster serves):
+
+- health checks and ``/version`` are not audited (probes would drown everything else);
+- node Lease renewals (get/update of leases in ``kube-node-lease`` by ``system:nodes``) are
+  not audited (every node renews every 10 s);
+- everything else at ``Metadata`` (who did what to which object, with what result; no bodies,
+  so no Secret or ConfigMap data reaches the log), without the ``RequestReceived`` stage.
+"""
+
+from __future__ import annotations
+
+from apiserver.audit.policy import METADATA, NONE, REQUEST_RECEIVED, GroupResources, Policy, PolicyRule
+
+HEALTH_URLS = ("/healthz*", "/livez*", "/readyz*", "/version")
+
+
+def default_policy() -> Policy:
+    return Policy(
+        rules=(
+            PolicyRule(NONE, non_resource_urls=HEALTH_URLS),
+            PolicyRule(
+                NONE,
+                user_groups=("system:nodes",),
+                verbs=("get", "update"),
+                namespaces=("kube-node-lease",),
+                resources=(GroupResources("coordination.k8s.io", ("leases",)),),
+            ),
+            PolicyRule(METADATA),
+        ),
+        omit_stages=(REQUEST_RECEIVED,),
+    )

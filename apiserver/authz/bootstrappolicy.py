@@ -1,0 +1,347 @@
+"""Upstream's bootstrap RBAC policy (``plugin/pkg/auth/authorizer/rbac/bootstrappolicy``):
+the default ClusterRoles and ClusterRoleBindings every cluster starts with, for the kinds this
+cluster serves (rules for resources it does not serve are kept, as upstream's)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Object = dict[str, Any]
+READ = ("get", "list", "watch")
+WRITE = ("create", "delete", "deletecollection", "patch", "update")
+READ_WRITE = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
+AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate"
+BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
+AGGREGATE = "rbac.authorization.k8s.io/aggregate-to-"
+RBAC = "rbac.authorization.k8s.io"
+
+
+def rule(
+    verbs: tuple[str, ...] | str,
+    groups: tuple[str, ...] | str = (),
+    resources: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
+    urls: tuple[str, ...] = (),
+) -> Object:
+    verbs = (verbs,) if isinstance(verbs, str) else verbs
+    groups = (groups,) if isinstance(groups, str) else groups
+    out: Object = {"verbs": list(verbs)}
+    if urls:
+        out["nonResourceURLs"] = list(urls)
+    else:
+        out["apiGroups"], out["resources"] = list(groups), list(resources)
+    if names:
+        out["resourceNames"] = list(names)
+    return out
+
+
+def events_rule() -> Object:
+    return rule(("create", "update", "patch"), ("", "events.k8s.io"), ("events",))
+
+
+NODE_RULES = [
+    rule("create", "authentication.k8s.io", ("tokenreviews",)),
+    rule("create", "authorization.k8s.io", ("subjectaccessreviews", "localsubjectaccessreviews")),
+    rule(READ, "", ("services",)),
+    rule(("create", "get", "list", "watch"), "", ("nodes",)),
+    rule(("update", "patch"), "", ("nodes/status",)),
+    rule(("update", "patch"), "", ("nodes",)),
+    rule(("create", "update", "patch"), "", ("events",)),
+    rule(READ, "", ("pods",)),
+    rule(("create", "delete"), "", ("pods",)),
+    rule(("update", "patch"), "", ("pods/status",)),
+    rule("create", "", ("pods/eviction",)),
+    rule("get", "", ("secrets", "configmaps")),
+    rule("get", "", ("persistentvolumeclaims", "persistentvolumes")),
+    rule("get", "", ("endpoints",)),
+    rule(("create", "get", "list", "watch"), "certificates.k8s.io", ("certificatesigningrequests",)),
+    rule(("get", "create", "update", "patch", "delete"), "coordination.k8s.io", ("leases",)),
+    rule("get", "storage.k8s.io", ("volumeattachments",)),
+    rule(("get", "update", "patch"), "", ("persistentvolumeclaims/status",)),
+    rule("create", "", ("serviceaccounts/token",)),
+    rule(READ, "storage.k8s.io", ("csidrivers",)),
+    rule(("get", "create", "update", "patch", "delete"), "storage.k8s.io", ("csinodes",)),
+    rule(READ, "node.k8s.io", ("runtimeclasses",)),
+]
+
+SCHEDULER_RULES = [
+    events_rule(),
+    rule("create", "coordination.k8s.io", ("leases",)),
+    rule(("get", "update"), "coordination.k8s.io", ("leases",), ("kube-scheduler",)),
+    rule("create", "", ("endpoints",)),
+    rule(("get", "update"), "", ("endpoints",), ("kube-scheduler",)),
+    rule(("delete", "get", "list", "watch"), "", ("nodes",)),
+    rule(READ, "", ("pods",)),
+    rule("create", "", ("pods/binding", "bindings")),
+    rule(("patch", "update"), "", ("pods/status",)),
+    rule(READ, "", ("replicationcontrollers", "services")),
+    rule(READ, ("apps", "extensions"), ("replicasets",)),
+    rule(READ, "apps", ("statefulsets",)),
+    rule(READ, "policy", ("poddisruptionbudgets",)),
+    rule(("get", "list", "watch", "update"), "", ("persistentvolumeclaims", "persistentvolumes")),
+    rule("create", "authentication.k8s.io", ("tokenreviews",)),
+    rule("create", "authorization.k8s.io", ("subjectaccessreviews",)),
+    rule(READ, "storage.k8s.io", ("csinodes",)),
+    rule(READ, "", ("namespaces",)),
+    rule(READ, "storage.k8s.io", ("csidrivers", "csistoragecapacities")),
+]
+
+CONTROLLER_MANAGER_RULES = [
+    events_rule(),
+    rule("create", "coordination.k8s.io", ("leases",)),
+    rule(("get", "update"), "coordination.k8s.io", ("leases",), ("kube-controller-manager",)),
+    rule("create", "", ("secrets", "serviceaccounts")),
+    rule("delete", "", ("secrets",)),
+    rule("get", "", ("namespaces", "secrets", "serviceaccounts", "configmaps")),
+    rule("update", "", ("secrets", "serviceaccounts")),
+    rule("create", "authentication.k8s.io", ("tokenreviews",)),
+    rule("create", "authorization.k8s.io", ("subjectaccessreviews",)),
+    rule(("list", "watch"), "*", ("*",)),
+    rule("create", "", ("serviceaccounts/token",)),
+]
+
+VIEW_RULES = [
+    rule(
+        READ,
+        "",
+        (
+            "pods",
+            "replicationcontrollers",
+            "replicationcontrollers/scale",
+            "serviceaccounts",
+            "services",
+            "services/status",
+            "endpoints",
+            "persistentvolumeclaims",
+            "persistentvolumeclaims/status",
+            "configmaps",
+        ),
+    ),
+    rule(
+        READ,
+        "",
+        (
+            "limitranges",
+            "resourcequotas",
+            "bindings",
+            "events",
+            "pods/status",
+            "resourcequotas/status",
+            "namespaces/status",
+            "replicationcontrollers/status",
+            "pods/log",
+        ),
+    ),
+    rule(READ, "", ("namespaces",)),
+    rule(READ, "discovery.k8s.io", ("endpointslices",)),
+    rule(
+        READ,
+        "apps",
+        (
+            "controllerrevisions",
+            "statefulsets",
+            "statefulsets/status",
+            "statefulsets/scale",
+            "daemonsets",
+            "daemonsets/status",
+            "deployments",
+            "deployments/status",
+            "deployments/scale",
+            "replicasets",
+            "replicasets/status",
+            "replicasets/scale",
+        ),
+    ),
+    rule(READ, "autoscaling", ("horizontalpodautoscalers", "horizontalpodautoscalers/status")),
+    rule(READ, "batch", ("jobs", "cronjobs", "cronjobs/status", "jobs/status")),
+    rule(
+        READ,
+        "extensions",
+        (
+            "daemonsets",
+            "daemonsets/status",
+            "deployments",
+            "deployments/scale",
+            "deployments/status",
+            "ingresses",
+            "ingresses/status",
+            "replicasets",
+            "replicasets/scale",
+            "replicasets/status",
+            "replicationcontrollers/scale",
+            "networkpolicies",
+        ),
+    ),
+    rule(READ, "policy", ("poddisruptionbudgets", "poddisruptionbudgets/status")),
+    rule(READ, "networking.k8s.io", ("networkpolicies", "ingresses", "ingresses/status")),
+]
+
+EDIT_RULES = [
+    rule(
+        READ, "", ("pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets", "services/proxy")
+    ),
+    rule("impersonate", "", ("serviceaccounts",)),
+    rule(WRITE, "", ("pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward")),
+    rule("create", "", ("pods/eviction",)),
+    rule(
+        WRITE,
+        "",
+        (
+            "replicationcontrollers",
+            "replicationcontrollers/scale",
+            "serviceaccounts",
+            "services",
+            "services/proxy",
+            "persistentvolumeclaims",
+            "configmaps",
+            "secrets",
+            "events",
+        ),
+    ),
+    rule("create", "", ("serviceaccounts/token",)),
+    rule(
+        WRITE,
+        "apps",
+        (
+            "statefulsets",
+            "statefulsets/scale",
+            "daemonsets",
+            "deployments",
+            "deployments/scale",
+            "deployments/rollback",
+            "replicasets",
+            "replicasets/scale",
+        ),
+    ),
+    rule(WRITE, "autoscaling", ("horizontalpodautoscalers",)),
+    rule(WRITE, "batch", ("jobs", "cronjobs")),
+    rule(
+        WRITE,
+        "extensions",
+        (
+            "daemonsets",
+            "deployments",
+            "deployments/scale",
+            "deployments/rollback",
+            "ingresses",
+            "replicasets",
+            "replicasets/scale",
+            "replicationcontrollers/scale",
+            "networkpolicies",
+        ),
+    ),
+    rule(WRITE, "policy", ("poddisruptionbudgets",)),
+    rule(WRITE, "networking.k8s.io", ("networkpolicies", "ingresses")),
+    rule(WRITE, "coordination.k8s.io", ("leases",)),
+]
+
+ADMIN_RULES = [
+    rule("create", "authorization.k8s.io", ("localsubjectaccessreviews",)),
+    rule(READ_WRITE, RBAC, ("roles", "rolebindings")),
+]
+
+
+def _selector(target: str) -> Object:
+    return {"clusterRoleSelectors": [{"matchLabels": {AGGREGATE + target: "true"}}]}
+
+
+def _role(
+    name: str, rules: list[Object] | None = None, *, aggregate_from: str = "", aggregate_to: str = ""
+) -> Object:
+    labels = dict(BOOTSTRAP_LABELS)
+    if aggregate_to:
+        labels[AGGREGATE + aggregate_to] = "true"
+    role: Object = {
+        "apiVersion": f"{RBAC}/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": name, "labels": labels, "annotations": {AUTOUPDATE: "true"}},
+    }
+    if aggregate_from:
+        role["aggregationRule"] = _selector(aggregate_from)
+    else:
+        role["rules"] = rules or []
+    return role
+
+
+def cluster_roles() -> list[Object]:
+    return [
+        _role("cluster-admin", [rule("*", "*", ("*",)), rule("*", urls=("*",))]),
+        _role(
+            "system:discovery",
+            [
+                rule(
+                    "get",
+                    urls=(
+                        "/livez",
+                        "/readyz",
+                        "/healthz",
+                        "/version",
+                        "/version/",
+                        "/openapi",
+                        "/openapi/*",
+                        "/api",
+                        "/api/*",
+                        "/apis",
+                        "/apis/*",
+                    ),
+                )
+            ],
+        ),
+        _role(
+            "system:basic-user",
+            [
+                rule(
+                    "create", "authorization.k8s.io", ("selfsubjectaccessreviews", "selfsubjectrulesreviews")
+                ),
+                rule("create", "authentication.k8s.io", ("selfsubjectreviews",)),
+            ],
+        ),
+        _role(
+            "system:public-info-viewer",
+            [rule("get", urls=("/livez", "/readyz", "/healthz", "/version", "/version/"))],
+        ),
+        _role("admin", aggregate_from="admin"),
+        _role("edit", aggregate_from="edit", aggregate_to="admin"),
+        _role("view", aggregate_from="view", aggregate_to="edit"),
+        _role("system:aggregate-to-admin", ADMIN_RULES, aggregate_to="admin"),
+        _role("system:aggregate-to-edit", EDIT_RULES, aggregate_to="edit"),
+        _role("system:aggregate-to-view", VIEW_RULES, aggregate_to="view"),
+        _role("system:node", NODE_RULES),
+        _role(
+            "system:node-proxier",
+            [
+                rule(("list", "watch"), "", ("services", "endpoints")),
+                rule(READ, "", ("nodes",)),
+                events_rule(),
+                rule(("list", "watch"), "discovery.k8s.io", ("endpointslices",)),
+            ],
+        ),
+        _role("system:kube-scheduler", SCHEDULER_RULES),
+        _role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
+    ]
+
+
+def _binding(role: str, subjects: list[tuple[str, str]]) -> Object:
+    binding: Object = {
+        "apiVersion": f"{RBAC}/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": role, "labels": dict(BOOTSTRAP_LABELS), "annotations": {AUTOUPDATE: "true"}},
+        "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role},
+    }
+    if subjects:
+        binding["subjects"] = [{"apiGroup": RBAC, "kind": kind, "name": name} for kind, name in subjects]
+    return binding
+
+
+def cluster_role_bindings() -> list[Object]:
+    everyone = [("Group", "system:authenticated"), ("Group", "system:unauthenticated")]
+    return [
+        _binding("cluster-admin", [("Group", "system:masters")]),
+        _binding("system:discovery", [("Group", "system:authenticated")]),
+        _binding("system:basic-user", [("Group", "system:authenticated")]),
+        _binding("system:public-info-viewer", everyone),
+        _binding("system:node", []),
+        _binding("system:node-proxier", [("User", "system:kube-proxy")]),
+        _binding("system:kube-scheduler", [("User", "system:kube-scheduler")]),
+        _binding("system:kube-controller-manager", [("User", "system:kube-controller-manager")]),
+    ]

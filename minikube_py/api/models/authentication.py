@@ -1,0 +1,129 @@
+"""authentication.k8s.io/v1: the token and self reviews (whose token is this; who am I) and
+TokenRequest (the ``serviceaccounts/token`` subresource).
+
+The v1beta1 SelfSubjectReview has the same fields as v1's, so the registry maps both versions
+to the one model here.
+"""
+
+from __future__ import annotations
+
+from minikube_py.api.models.base import Int64, K8sModel, Time
+from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+
+OPENAPI_PACKAGE = "io.k8s.api.authentication.v1"
+
+
+class UserInfo(K8sModel):
+    """A user as an authenticator saw it."""
+
+    username: str | None = None
+    """The user's name, unique among current users."""
+    uid: str | None = None
+    """An identifier of the user that stays unique over time, across deletion and re-creation."""
+    groups: list[str] | None = None
+    """The groups the user belongs to."""
+    extra: dict[str, list[str]] | None = None
+    """Further attributes the authenticator attached to the user."""
+
+
+class TokenReviewSpec(K8sModel):
+    """The token to check."""
+
+    token: str | None = None
+    """The bearer token, opaque."""
+    audiences: list[str] | None = None
+    """The audiences the token must be meant for (at least one); empty means the API server's."""
+
+
+class TokenReviewStatus(K8sModel):
+    """The outcome of the check."""
+
+    authenticated: bool | None = None
+    """Whether the token belongs to a known user."""
+    user: UserInfo | None = None
+    """The user the token belongs to."""
+    audiences: list[str] | None = None
+    """The audiences, among those requested, that the token is valid for; empty when it is valid
+    for the API server's own audiences."""
+    error: str | None = None
+    """Why the token could not be checked."""
+
+
+class TokenReview(TypeMeta):
+    """Whose token is this? (The answer may be cached by webhook token authenticators.)"""
+
+    required_fields = ("spec",)
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    spec: TokenReviewSpec | None = None
+    """The token."""
+    status: TokenReviewStatus | None = None
+    """The outcome, filled in by the server."""
+
+
+class SelfSubjectReviewStatus(K8sModel):
+    """What the server knows of the requesting user."""
+
+    user_info: UserInfo | None = None
+    """The requesting user (the impersonated one when impersonating)."""
+
+
+class SelfSubjectReview(TypeMeta):
+    """Who am I? The server answers with the user it authenticated the request as."""
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    status: SelfSubjectReviewStatus | None = None
+    """The requesting user, filled in by the server."""
+
+
+class BoundObjectReference(K8sModel):
+    """The object a token's validity is tied to."""
+
+    kind: str | None = None
+    """The object's kind: Pod, Secret or Node."""
+    api_version: str | None = None
+    """The object's API version."""
+    name: str | None = None
+    """The object's name."""
+    uid: str | None = None
+    """The object's uid."""
+
+
+class TokenRequestSpec(K8sModel):
+    """The token wanted."""
+
+    required_fields = ("audiences",)
+
+    audiences: list[str] | None = None
+    """The audiences the token is meant for; empty means the API server's."""
+    expiration_seconds: Int64 | None = None
+    """The requested lifetime in seconds; the server may shorten or lengthen it."""
+    bound_object_ref: BoundObjectReference | None = None
+    """An object the token is bound to: the token stops being valid once it is deleted."""
+
+
+class TokenRequestStatus(K8sModel):
+    """The token issued."""
+
+    required_fields = ("token", "expirationTimestamp")
+
+    token: str | None = None
+    """The signed token, opaque."""
+    expiration_timestamp: Time | None = None
+    """When the token expires."""
+
+
+class TokenRequest(TypeMeta):
+    """A token for a service account; created by POSTing to
+    ``.../serviceaccounts/<name>/token``."""
+
+    required_fields = ("spec",)
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata; its name and namespace are the service account's."""
+    spec: TokenRequestSpec | None = None
+    """The token wanted."""
+    status: TokenRequestStatus | None = None
+    """The token issued, filled in by the server."""

@@ -1,0 +1,50 @@
+"""The admission gate's command line: upstream's ``--enable-admission-plugins`` and
+``--disable-admission-plugins`` for ``minikube-py apiserver``, and what ``up`` admits with."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from apiserver.admission.registry import AdmissionConfigError, enabled_plugins
+
+# ``up``: upstream's default-on plugins plus NodeRestriction (as kubeadm), without
+# ServiceAccount: it refuses pods whose service account does not exist, and it waits for the
+# service-account controller (next issue) that creates ``default`` in every namespace.
+UP_ENABLE = ("NodeRestriction",)
+UP_DISABLE = ("ServiceAccount",)
+
+
+def up_admission() -> tuple[str, ...]:
+    return enabled_plugins(UP_ENABLE, UP_DISABLE)
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def add_admission_flags(parser: argparse.ArgumentParser) -> None:
+    admission = parser.add_argument_group("admission")
+    admission.add_argument(
+        "--enable-admission-plugins",
+        type=_names,
+        default=[],
+        metavar="NAMES",
+        help="admission plugins to enable besides the default ones (comma-separated)",
+    )
+    admission.add_argument(
+        "--disable-admission-plugins",
+        type=_names,
+        default=[],
+        metavar="NAMES",
+        help="admission plugins to disable, even default ones (comma-separated)",
+    )
+
+
+def admission_from_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The enabled plugins in order; bad names end the process (one line each, exit 2)."""
+    try:
+        return enabled_plugins(args.enable_admission_plugins, args.disable_admission_plugins)
+    except AdmissionConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None

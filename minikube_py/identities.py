@@ -1,0 +1,43 @@
+"""Component identities (ARCHITECTURE §1: one kubeconfig per component identity): client
+certificates from the cluster CA with upstream's user and group names, and their kubeconfigs
+in the data dir. Node identities are minted on demand (``ensure_node_identity``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from minikube_py.kubeconfig import write_client_kubeconfig
+from minikube_py.pki import ClusterPKI, ensure_client_certificate
+
+CONTROLLER_MANAGER = ("controller-manager", "system:kube-controller-manager", ())
+SCHEDULER = ("scheduler", "system:kube-scheduler", ())
+NODE_GROUP = "system:nodes"
+NODE_USER_PREFIX = "system:node:"
+
+
+def node_user(node_name: str) -> str:
+    return NODE_USER_PREFIX + node_name
+
+
+def ensure_identity(
+    data_dir: Path, pki: ClusterPKI, name: str, user: str, groups: tuple[str, ...], server: str
+) -> Path:
+    """``pki/<name>.crt``/``.key`` for ``user`` in ``groups`` and ``<name>.kubeconfig``
+    reaching ``server`` with them; returns the kubeconfig path."""
+    pair = ensure_client_certificate(pki, name, user=user, groups=groups)
+    path = data_dir / f"{name}.kubeconfig"
+    write_client_kubeconfig(path, server=server, ca_cert=pki.ca.cert, client=pair, user=user)
+    return path
+
+
+def ensure_component_identities(data_dir: Path, pki: ClusterPKI, server: str) -> dict[str, Path]:
+    """The controller-manager's and scheduler's kubeconfigs, by component name."""
+    return {
+        name: ensure_identity(data_dir, pki, name, user, groups, server)
+        for name, user, groups in (CONTROLLER_MANAGER, SCHEDULER)
+    }
+
+
+def ensure_node_identity(data_dir: Path, pki: ClusterPKI, node_name: str, server: str) -> Path:
+    """``system:node:<name>`` in ``system:nodes`` (what the Node authorizer expects)."""
+    return ensure_identity(data_dir, pki, f"node-{node_name}", node_user(node_name), (NODE_GROUP,), server)

@@ -1,0 +1,109 @@
+"""The audit gate end to end: ``up`` writes ``<data-dir>/audit.log`` while real kubectl works,
+and the ``apiserver`` subcommand's upstream-named flags."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apiserver.audit.config import AuditConfig
+from minikube_py import jsonutil
+from minikube_py.cli.main import build_parser
+from minikube_py.cli.security import security_from_args
+from tests.cluster import free_port, kubectl, run_cli, start_up
+
+POLICY = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n"
+
+
+def read_events(path: Path, wanted: int, timeout: float = 5.0) -> list[dict[str, Any]]:
+    """The log's events once at least ``wanted`` configmap events are there (lines are
+    written by a background thread)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        events = [jsonutil.loads(line) for line in path.read_bytes().splitlines()] if path.exists() else []
+        if (
+            len([e for e in events if "configmaps" in e["requestURI"]]) >= wanted
+            or time.monotonic() > deadline
+        ):
+            return events
+        time.sleep(0.05)
+
+
+@pytest.mark.e2e
+def test_up_audits_kubectl_requests(tmp_path: Path) -> None:
+    cluster = start_up(tmp_path, free_port())
+    try:
+        cluster.wait_ready()
+        assert (
+            kubectl(cluster, "create", "configmap", "audited", "--from-literal=key=hush-hush").returncode == 0
+        )
+        assert kubectl(cluster, "get", "configmap", "audited").returncode == 0
+        assert kubectl(cluster, "delete", "configmap", "audited").returncode == 0
+        assert kubectl(cluster, "get", "configmap", "audited").returncode != 0
+        events = read_events(cluster.data_dir / "audit.log", 5)
+    finally:
+        cluster.stop()
+    named = [e for e in events if e.get("objectRef", {}).get("name") == "audited"]
+    assert [(e["verb"], e["responseStatus"]["code"]) for e in named] == [
+        ("create", 201),
+        ("get", 200),
+        ("delete", 200),
+        ("get", 404),  # kubectl delete waits for the object to be gone
+        ("get", 404),
+    ]
+    for event in named:
+        assert event["stage"] == "ResponseComplete" and event["level"] == "Metadata"
+        assert event["user"]["username"] == "kubernetes-admin"
+        assert "system:masters" in event["user"]["groups"]
+        assert event["sourceIPs"] == ["127.0.0.1"]
+        assert event["userAgent"].startswith("kubectl")
+    assert named[-1]["responseStatus"]["reason"] == "NotFound"
+    # wait_ready polled /readyz: health checks are not audited, nor is RequestReceived
+    assert not [
+        e for e in events if e["requestURI"].startswith(("/readyz", "/healthz", "/livez", "/version"))
+    ]
+    assert {e["stage"] for e in events} <= {"ResponseStarted", "ResponseComplete"}
+    assert b"hush-hush" not in (cluster.data_dir / "audit.log").read_bytes()
+    assert (cluster.data_dir / "audit.log").stat().st_mode & 0o777 == 0o600
+
+
+def test_apiserver_flags_build_the_audit_config(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    log = tmp_path / "logs" / "audit.log"
+    base = ["apiserver", "--store", "memory://", "--tls-cert-file", "c", "--tls-private-key-file", "k"]
+    base += ["--client-ca-file", "ca"]
+    args = build_parser().parse_args(
+        [*base, "--audit-policy-file", str(policy), "--audit-log-path", str(log), "--audit-log-maxsize", "7"]
+    )
+    assert (args.audit_log_maxsize, args.audit_log_maxbackup, args.audit_log_maxage) == (7, 100, 366)
+    config = security_from_args(args).audit
+    assert isinstance(config, AuditConfig)
+    assert log.exists()  # created at startup, as upstream
+    config.sink.close()
+    # auditing needs both a policy and a log path
+    only_policy = build_parser().parse_args([*base, "--audit-policy-file", str(policy)])
+    assert security_from_args(only_policy).audit is None
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--audit-policy-file", "{dir}/nope.yaml"], 'failed to read file path "{dir}/nope.yaml"'),
+        (["--audit-policy-file", "{dir}/empty.yaml"], "loaded illegal policy with 0 rules: from file"),
+        (["--audit-log-maxbackup", "-1"], "--audit-log-maxbackup -1 can't be a negative number"),
+        (["--audit-log-path", "{dir}/file/audit.log"], "cannot open audit log {dir}/file/audit.log"),
+    ],
+)
+def test_bad_audit_flags_are_one_line_and_exit_2(tmp_path: Path, flags: list[str], message: str) -> None:
+    (tmp_path / "empty.yaml").write_text("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n")
+    (tmp_path / "file").write_text("not a directory")
+    args = ["apiserver", "--store", "memory://", "--tls-cert-file", "c", "--tls-private-key-file", "k"]
+    args += ["--client-ca-file", "ca", *(flag.format(dir=tmp_path) for flag in flags)]
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert message.format(dir=tmp_path) in result.stderr
