@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikube_py import jsonutil
+
 Operation = dict[str, Any]
 
 
@@ -15,12 +17,12 @@ def pointer_token(key: str) -> str:
 def json_patch(old: Any, new: Any, path: str = "") -> list[Operation]:
     """Operations (``add``, ``remove``, ``replace``) from ``old`` to ``new``: objects member by
     member, lists element by element when only their tail grew or shrank, else replaced."""
+    if type(old) is type(new) and old == new and _same_json(old, new):
+        return []  # an unchanged subtree, compared in C rather than walked
     if isinstance(old, dict) and isinstance(new, dict):
         return _object_patch(old, new, path)
     if isinstance(old, list) and isinstance(new, list):
         return _list_patch(old, new, path)
-    if old == new and type(old) is type(new):
-        return []
     return [{"op": "replace", "path": path, "value": new}]
 
 
@@ -48,3 +50,10 @@ def _list_patch(old: list[Any], new: list[Any], path: str) -> list[Operation]:
     for index in range(common, len(new)):
         ops.append({"op": "add", "path": f"{path}/{index}", "value": new[index]})
     return ops
+
+
+def _same_json(old: Any, new: Any) -> bool:
+    """Equal as JSON (``==`` alone takes ``1`` for ``1.0`` and ``True`` for ``1``)."""
+    if isinstance(old, dict | list):
+        return jsonutil.dumps(old) == jsonutil.dumps(new)
+    return True

@@ -9,6 +9,7 @@ name, is not matched); a non-resource URL ending in ``*`` matches by prefix.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,14 +50,19 @@ class PolicyRule:
 
     def compact(self) -> str:
         """Upstream's ``CompactString``: ``{APIGroups:[""], Resources:["pods"], Verbs:["get"]}``."""
-        parts = (
-            ("APIGroups", self.api_groups),
-            ("Resources", self.resources),
-            ("NonResourceURLs", self.non_resource_urls),
-            ("ResourceNames", self.resource_names),
-            ("Verbs", self.verbs),
-        )
-        return "{" + ", ".join(f"{label}:{go_quoted(values)}" for label, values in parts if values) + "}"
+        return _compact(self)
+
+
+@functools.lru_cache(maxsize=4096)  # every allow names its rule: rules repeat, format once
+def _compact(rule: PolicyRule) -> str:
+    parts = (
+        ("APIGroups", rule.api_groups),
+        ("Resources", rule.resources),
+        ("NonResourceURLs", rule.non_resource_urls),
+        ("ResourceNames", rule.resource_names),
+        ("Verbs", rule.verbs),
+    )
+    return "{" + ", ".join(f"{label}:{go_quoted(values)}" for label, values in parts if values) + "}"
 
 
 def go_quoted(values: Iterable[str]) -> str:
