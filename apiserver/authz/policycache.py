@@ -154,6 +154,15 @@ class PolicyCache:
         self._bindings = _Memo(bindings, _index_bindings)
         self._cluster_bindings = _Memo(cluster_bindings, _index_cluster_bindings)
 
+    def version(self) -> tuple[int, int, int, int]:
+        """Changes whenever any of the four caches changes (decisions may then differ)."""
+        return (
+            self._roles.cache.resource_version,
+            self._cluster_roles.cache.resource_version,
+            self._bindings.cache.resource_version,
+            self._cluster_bindings.cache.resource_version,
+        )
+
     def bindings_for(self, user: UserInfo, namespace: str) -> Iterator[Binding]:
         """Cluster role bindings naming ``user``, then (with a namespace) its role bindings there."""
         yield from self._cluster_bindings.get().for_user(user)

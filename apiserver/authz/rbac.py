@@ -70,11 +70,47 @@ class RuleResolver:
         return rules, errors
 
 
+DECISION_MEMO = 4096
+
+
 class RBACAuthorizer:
+    """Upstream's RBAC authorizer. Decisions are a pure function of the attributes and the
+    four RBAC caches, so they are remembered until any of those caches changes (the same
+    user asking the same thing again, the common case, is then a dictionary lookup)."""
+
     def __init__(self, resolver: RuleResolver) -> None:
         self.resolver = resolver
+        self._version: tuple[int, ...] = ()
+        self._decisions: dict[tuple[object, ...], Result] = {}
 
     def authorize(self, attrs: Attributes) -> Result:
+        version = self.resolver.policy.version()
+        if version != self._version:
+            self._version, self._decisions = version, {}
+        user = attrs.user
+        key = (
+            user.name,
+            user.groups,
+            tuple(sorted((k, tuple(v)) for k, v in user.extra.items())) if user.extra else (),
+            attrs.verb,
+            attrs.resource_request,
+            attrs.namespace,
+            attrs.api_group,
+            attrs.resource,
+            attrs.subresource,
+            attrs.name,
+            attrs.path,
+            tuple(sorted(attrs.field_selector.items())) if attrs.field_selector else (),
+        )
+        known = self._decisions.get(key)
+        if known is None:
+            known = self._decide(attrs)
+            if len(self._decisions) >= DECISION_MEMO:
+                self._decisions.clear()
+            self._decisions[key] = known
+        return known
+
+    def _decide(self, attrs: Attributes) -> Result:
         errors: list[str] = []
         for bound in self.resolver.visit(attrs.user, attrs.namespace):
             if bound.error:

@@ -192,6 +192,10 @@ class Cacher:
         ``fresh_timeout``."""
         if self._ready.is_set() and self.resource_version >= minimum:
             return  # the common case: no task, no timer
+        quiet_until = getattr(self._kv_watch, "quiet_until", None)  # in-process feeds answer at once
+        if self._ready.is_set() and quiet_until is not None and (upto := quiet_until()) >= minimum:
+            self.resource_version = max(self.resource_version, upto)
+            return
         try:
             await asyncio.wait_for(self._wait_fresh(minimum), self.fresh_timeout)
         except TimeoutError:

@@ -98,6 +98,20 @@ class FeedWatch:
         self._compacted = compacted
         self._progress = False
         self._closed = False
+        self._parked = False  # the reader waits for news (no read in flight)
+
+    def quiet_until(self) -> int:
+        """The newest revision this watch is known to have nothing more to deliver up to:
+        when it is parked and no event for its prefix is pending, the feed's revision (and
+        the pending, unrelated events are skipped); otherwise the last revision it passed.
+        Lets a watch cache prove it is fresh without a round trip through a progress event."""
+        if not self._parked:
+            return self._next - 1
+        events = self._feed.since(self._next)
+        if events is None or any(e.kv.key.startswith(self._prefix) for e in events):
+            return self._next - 1
+        self._next = self._feed.revision + 1
+        return self._feed.revision
 
     async def request_progress(self) -> None:
         self._progress = True
@@ -123,7 +137,11 @@ class FeedWatch:
                 self._progress = False
                 yield WatchBatch([], self._feed.revision)
                 continue
-            await changed.wait()
+            self._parked = True
+            try:
+                await changed.wait()
+            finally:
+                self._parked = False
 
     async def _read(self) -> WatchBatch:
         events = self._feed.since(self._next)

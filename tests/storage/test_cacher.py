@@ -189,3 +189,30 @@ async def _set_node(obj: Object | None, node: str) -> Object:
     assert obj is not None
     obj["spec"]["nodeName"] = node
     return obj
+
+
+async def test_a_consistent_list_after_unrelated_writes_needs_no_progress_round_trip() -> None:
+    """Writes under other prefixes move the store's revision but not this cache's: an
+    in-process feed proves at once that nothing is pending for the prefix, so the list is
+    answered at the store's current revision without asking for a progress event."""
+    kv = MemoryKV()
+    storage = KVObjectStorage(kv)
+    async with running(Cacher(storage, PREFIX)) as cacher:
+        await storage.create(PREFIX + "default/a", cm("a"))
+        await cacher.wait_until_fresh(await storage.current_resource_version())
+        for i in range(5):
+            await storage.create(f"/registry/secrets/default/s{i}", cm(f"s{i}"))
+        await asyncio.sleep(0)  # the cache's watch parks again (nothing for its prefix)
+
+        async def no_progress() -> None:
+            raise AssertionError("a progress round trip was requested")
+
+        assert cacher._kv_watch is not None
+        cacher._kv_watch.request_progress = no_progress  # type: ignore[method-assign]
+        listed = await cacher.list(PREFIX, ListOptions())
+        assert listed.resource_version == str(await storage.current_resource_version())
+        assert [o["metadata"]["name"] for o in listed.items] == ["a"]
+        await storage.create(PREFIX + "default/b", cm("b"))  # one for the prefix: must be seen
+        cacher._kv_watch.request_progress = no_progress  # type: ignore[method-assign]
+        listed = await asyncio.wait_for(cacher.list(PREFIX, ListOptions()), 5)
+        assert [o["metadata"]["name"] for o in listed.items] == ["a", "b"]
