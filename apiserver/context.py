@@ -8,7 +8,8 @@ them (and mirror them in the ASGI scope under the same names for ASGI code):
 - ``request_info``: ``RequestInfo`` (the request info filter);
 - ``user``: the authenticated (or impersonated) ``UserInfo`` (authentication, impersonation);
 - ``audit_annotations``: a dict every stage may add ``key -> value`` to (the audit filter
-  creates it; authorization records its decision, admission its patches).
+  creates it; authorization records its decision, admission its patches);
+- ``audit_records_request``: whether the request is audited at Request level or above.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from apiserver.endpoints.requestinfo import RequestInfo
 current_user: ContextVar[UserInfo] = ContextVar("user", default=ANONYMOUS_USER)
 current_request_info: ContextVar[RequestInfo | None] = ContextVar("request_info", default=None)
 audit_annotations: ContextVar[dict[str, str] | None] = ContextVar("audit_annotations", default=None)
+# Whether this request's audit event includes the request body (level Request or above): what
+# costs a copy per step, like the admission patches, is recorded only then, as upstream logs
+# webhook patches (``patch.webhook.admission.k8s.io/...``) only at Request level and above.
+audit_records_request: ContextVar[bool] = ContextVar("audit_records_request", default=False)
 
 
 def annotate(key: str, value: str) -> None:

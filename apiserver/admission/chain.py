@@ -4,7 +4,8 @@
 object the previous one left; ``validate`` runs every validating plugin. The first refusal
 ends the request. What each mutating plugin changed is recorded in the audit annotation
 ``mutation.minikube-py.io/<plugin>`` as a JSON patch (RFC 6902), for the audit log and for
-anyone tracing a request."""
+anyone tracing a request, when the request is audited at Request level or above (as upstream
+records webhook patches)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.interfaces import MutatingPlugin, ValidatingPlugin
 from apiserver.admission.jsondiff import json_patch
-from apiserver.context import annotate, audit_annotations
+from apiserver.context import annotate, audit_records_request
 from minikube_py import jsonutil
 
 MUTATION_ANNOTATION = "mutation.minikube-py.io/"
@@ -41,7 +42,7 @@ class AdmissionChain:
 
     async def admit(self, attrs: Attributes) -> None:
         """Mutating admission: ``attrs.object`` is changed in place."""
-        recording = audit_annotations.get() is not None  # diffs only when someone reads them
+        recording = audit_records_request.get()  # the patches cost copies: Request level and up
         for plugin in self.mutating():
             if not plugin.handles(attrs.operation):
                 continue

@@ -23,10 +23,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from apiserver.audit.config import AuditConfig
 from apiserver.audit.context import AuditContext
 from apiserver.audit.metadata import attempted_credentials, header
-from apiserver.audit.policy import NONE, REQUEST_RECEIVED, RESPONSE_STARTED, Attributes
+from apiserver.audit.policy import (
+    NONE,
+    REQUEST,
+    REQUEST_RECEIVED,
+    RESPONSE_STARTED,
+    Attributes,
+    level_at_least,
+)
 from apiserver.audit.recorder import ExchangeRecorder
 from apiserver.authn.user import UserInfo
-from apiserver.context import audit_annotations, current_request_info
+from apiserver.context import audit_annotations, audit_records_request, current_request_info
 from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.longrunning import is_long_running
 from apiserver.status import status_response
@@ -115,5 +122,6 @@ def _start(scope: Scope, user: UserInfo | None) -> tuple[AuditContext, RequestIn
     decision = config.evaluator.evaluate(Attributes(user, info))
     if decision.level == NONE:
         return None
+    audit_records_request.set(level_at_least(decision.level, REQUEST))
     ctx.start(decision, config.sink, scope, user, info)
     return ctx, info, user

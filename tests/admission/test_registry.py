@@ -11,7 +11,7 @@ from apiserver.admission.chain import AdmissionChain
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.jsondiff import json_patch
 from apiserver.admission.registry import AdmissionConfigError, enabled_plugins
-from apiserver.context import audit_annotations
+from apiserver.context import audit_annotations, audit_records_request
 from apiserver.patch.jsonpatch import apply_json_patch
 from minikube_py import jsonutil
 from minikube_py.api import errors
@@ -105,6 +105,9 @@ async def test_chain_records_each_mutation_and_runs_validators_that_handle_the_o
     chain = AdmissionChain([_Label(), _Refuse()])
     annotations: dict[str, str] = {}
     audit_annotations.set(annotations)
+    await chain.admit(Attributes(Operation.CREATE, pods, "", "ns", "p", {"metadata": {"name": "p"}}))
+    assert annotations == {}  # audited below Request level: patches are not worth their copies
+    audit_records_request.set(True)
     attrs = Attributes(Operation.CREATE, pods, "", "ns", "p", {"metadata": {"name": "p"}})
     await chain.admit(attrs)
     await chain.validate(attrs)  # Refuse does not handle CREATE
