@@ -18,12 +18,25 @@ AUDIT_LOG = "audit.log"
 DEFAULT_MAX_SIZE_MB, DEFAULT_MAX_BACKUPS, DEFAULT_MAX_AGE_DAYS = 100, 100, 366
 
 
-def up_audit(data_dir: Path) -> AuditConfig:
-    """``up``: the default policy into ``<data-dir>/audit.log``, rotated at 100 MB."""
+def up_audit(data_dir: Path, policy: Policy | None = None) -> AuditConfig:
+    """``up``: ``policy`` (default: the default policy) into ``<data-dir>/audit.log``, rotated
+    at 100 MB."""
     backend = log_backend(
         str(data_dir / AUDIT_LOG), DEFAULT_MAX_SIZE_MB, DEFAULT_MAX_BACKUPS, DEFAULT_MAX_AGE_DAYS
     )
-    return AuditConfig.of(default_policy(), backend)
+    return AuditConfig.of(policy or default_policy(), backend)
+
+
+def add_up_audit_flag(parser: argparse.ArgumentParser) -> None:
+    """``up --audit-policy-file``: another policy for ``<data-dir>/audit.log`` (e.g. one at
+    Request level, which also records what each admission plugin changed)."""
+    parser.add_argument(
+        "--audit-policy-file",
+        type=_policy,
+        metavar="FILE",
+        help="audit.k8s.io/v1 Policy (YAML) for DIR/audit.log (default: Metadata for everything "
+        "but health checks and node Lease renewals)",
+    )
 
 
 def add_audit_flags(parser: argparse.ArgumentParser) -> None:

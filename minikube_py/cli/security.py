@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from apiserver.audit.policy import Policy
 from apiserver.security import SecurityConfig
 from minikube_py.cli.admission_flags import add_admission_flags, admission_from_args, up_admission
 from minikube_py.cli.auditflags import add_audit_flags, audit_from_args, up_audit
@@ -19,14 +20,15 @@ from minikube_py.cli.flowcontrol_flags import add_flow_control_flags, flow_contr
 from minikube_py.pki import ClusterPKI
 
 
-def up_security(data_dir: Path, pki: ClusterPKI) -> SecurityConfig:
-    """What ``up`` runs with: every gate configured from the data dir."""
+def up_security(data_dir: Path, pki: ClusterPKI, audit_policy: Policy | None = None) -> SecurityConfig:
+    """What ``up`` runs with: every gate configured from the data dir (``audit_policy``: the
+    ``--audit-policy-file`` given to ``up``, if any)."""
     return SecurityConfig(
         **up_authentication(data_dir, pki),
         authorization_modes=UP_AUTHORIZATION_MODES,
         admission_plugins=up_admission(),
         **up_flow_control(),
-        audit=up_audit(data_dir),
+        audit=up_audit(data_dir, audit_policy),
     )
 
 

@@ -16,6 +16,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from apiserver.audit.policy import Policy
 from apiserver.nodeproxy import NodeConnection
 from apiserver.server import listen, run_apiserver
 from apiserver.storage.factory import default_store_url
@@ -26,6 +27,7 @@ from minikube_py.cli.apiserver import (
     open_store,
     port_number,
 )
+from minikube_py.cli.auditflags import add_up_audit_flag
 from minikube_py.cli.security import up_security
 from minikube_py.kubeconfig import (
     ADMIN_KUBECONFIG,
@@ -48,7 +50,12 @@ class DataDirError(Exception):
 
 
 async def up(
-    *, data_dir: Path, port: int, store_url: str | None = None, kubeconfig_merge: bool = True
+    *,
+    data_dir: Path,
+    port: int,
+    store_url: str | None = None,
+    kubeconfig_merge: bool = True,
+    audit_policy: Policy | None = None,
 ) -> None:
     """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
     ``kubeconfig_merge`` merges the ``minikube-py`` context into the user's kubeconfig; a
@@ -81,7 +88,7 @@ async def up(
                     client_cert=pki.kubelet_client.cert,
                     client_key=pki.kubelet_client.key,
                 ),
-                security=up_security(data_dir, pki),
+                security=up_security(data_dir, pki, audit_policy),
                 sock=sock,
                 on_listening=lambda: print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True),
             )
@@ -162,6 +169,7 @@ def add_parser(subcommands: Any) -> None:
         "writes to (~/.kube/config, or the first existing file of $KUBECONFIG, or its last path); "
         "DIR/admin.kubeconfig is written either way",
     )
+    add_up_audit_flag(parser)
     parser.set_defaults(run=_run)
 
 
@@ -171,6 +179,7 @@ async def _run(args: argparse.Namespace) -> None:
         port=args.port,
         store_url=args.store,
         kubeconfig_merge=not args.no_kubeconfig_merge,
+        audit_policy=args.audit_policy_file,
     )
 
 

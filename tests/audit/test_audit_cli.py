@@ -70,6 +70,37 @@ def test_up_audits_kubectl_requests(tmp_path: Path) -> None:
     assert (cluster.data_dir / "audit.log").stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.e2e
+def test_up_with_a_request_level_policy_records_what_admission_changed(tmp_path: Path) -> None:
+    """``up --audit-policy-file``: at Request level each mutating admission plugin's change is
+    in the event as a JSON patch (at ``up``'s default Metadata level it is not computed)."""
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Request\n")
+    cluster = start_up(tmp_path, free_port(), flags=["--audit-policy-file", str(policy)])
+    try:
+        cluster.wait_ready()
+        made = kubectl(cluster, "run", "traced", "--image=nginx", "--restart=Never")
+        assert made.returncode == 0, made.stderr
+        deadline = time.monotonic() + 5
+        while True:
+            events = [
+                jsonutil.loads(line) for line in (cluster.data_dir / "audit.log").read_bytes().splitlines()
+            ]
+            created = [
+                e for e in events if e.get("objectRef", {}).get("name") == "traced" and e["verb"] == "create"
+            ]
+            if created or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+    finally:
+        cluster.stop()
+    (event,) = created
+    assert event["level"] == "Request"
+    patch = jsonutil.loads(event["annotations"]["mutation.minikube-py.io/DefaultTolerationSeconds"])
+    added = [op for op in patch if op["op"] == "add"]
+    assert added and "node.kubernetes.io/not-ready" in jsonutil.dumps(added).decode()
+
+
 def test_apiserver_flags_build_the_audit_config(tmp_path: Path) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text(POLICY)
