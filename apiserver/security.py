@@ -1,7 +1,7 @@
 """``SecurityConfig``: how the apiserver's gates are assembled (upstream's authentication,
 authorization, admission, audit and flow-control options).
 
-Each gate owns one field, filled by the CLI (``minikube_py.cli``) from flags and the data
+Each gate owns its fields, filled by the CLI (``minikube_py.cli``) from flags and the data
 dir. A field left at its default leaves that gate open (allow, no audit, no limits), which is
 what in-process tests of unrelated features use; ``up`` configures every gate.
 """
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class SecurityConfig:
-    """The configured gates (fields are added gate by gate; see the module docstring)."""
+    """The configured gates, one group of fields per gate (see the module docstring)."""
 
     # Authentication (``apiserver.authn.config``): client certificates always; anonymous
     # requests allowed unless ``anonymous`` is off; static tokens from ``token_auth_file``;

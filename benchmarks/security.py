@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from api_clients import TLS, pod_manifest, run_wrk, wrk_path
 
-from minikube_py.pki import ensure_cluster_pki, issue_client_certificate, load_certificate_authority
+from minikube_py.pki import ensure_client_certificate, ensure_cluster_pki
 from tests.cluster import free_port
 
 GOAL = 0.85
@@ -108,17 +108,7 @@ def workers() -> Iterator[ProcessPoolExecutor]:
 
 def make_pki(base: Path) -> dict[str, Path]:
     pki = ensure_cluster_pki(base / "pki")
-    ca = load_certificate_authority(pki.ca)
-    from cryptography.hazmat.primitives import serialization
-
-    cert, key = issue_client_certificate(ca, user=USER)
-    user_crt, user_key = base / "user.crt", base / "user.key"
-    user_crt.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    user_key.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
+    user = ensure_client_certificate(pki, "bench-user", user=USER)
     (base / "tokens.csv").write_text(f'{TOKEN},{USER},uid-{USER},""\n')
     (base / "policy.yaml").write_text(AUDIT_POLICY)
     return {
@@ -127,16 +117,15 @@ def make_pki(base: Path) -> dict[str, Path]:
         "key": pki.apiserver.key,
         "admin_crt": pki.admin.cert,
         "admin_key": pki.admin.key,
-        "user_crt": user_crt,
-        "user_key": user_key,
+        "user_crt": user.cert,
+        "user_key": user.key,
     }
 
 
 @contextmanager
 def apiserver(base: Path, pki: dict[str, Path], mode: str) -> Iterator[Server]:
     port = free_port()
-    command = [sys.executable, "-m", "minikube_py.cli.main", "apiserver", "--store", "memory://"]
-    command[:3] = [str(Path(sys.executable).with_name("minikube-py"))]
+    command = [str(Path(sys.executable).with_name("minikube-py")), "apiserver", "--store", "memory://"]
     command += ["--secure-port", str(port), "--tls-cert-file", str(pki["crt"])]
     command += ["--tls-private-key-file", str(pki["key"]), "--client-ca-file", str(pki["ca"])]
     if mode == "full":

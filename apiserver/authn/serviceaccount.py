@@ -11,7 +11,6 @@ deleted. Tokens from other issuers, or that are not JWTs, are "not mine".
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from apiserver.authn.authenticator import AuthenticationError, TokenResult
 from apiserver.authn.objects import Object, ObjectGetter
 from apiserver.authn.user import UserInfo
 from apiserver.registry.resources.timeutil import parse_time
+from minikube_py.api.field_errors import go_quote_slice
 from minikube_py.uid import new_uuid
 
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
@@ -130,8 +130,8 @@ class ServiceAccountAuthenticator:
         accepted = tuple(a for a in token_audiences if a in requested)
         if not accepted and self.implicit_audiences:
             raise AuthenticationError(
-                f"token audiences {_go_quote(token_audiences)} is invalid for the target audiences "
-                f"{_go_quote(requested)}"
+                f"token audiences {go_quote_slice(token_audiences)} is invalid for the target audiences "
+                f"{go_quote_slice(requested)}"
             )
         return accepted
 
@@ -188,8 +188,3 @@ class ServiceAccountAuthenticator:
         """Being deleted since before ``now`` minus the leeway (upstream's rule)."""
         deleted_at = parse_time(obj["metadata"].get("deletionTimestamp"))
         return deleted_at is not None and deleted_at < now - LEEWAY_SECONDS
-
-
-def _go_quote(values: Sequence[str]) -> str:
-    """A ``[]string`` as Go's ``%q`` prints it: ``["a" "b"]``."""
-    return "[" + " ".join(json.dumps(v) for v in values) + "]"

@@ -13,9 +13,10 @@ from apiserver.authz.attributes import Attributes
 from apiserver.authz.factory import Authz, current_authz
 from apiserver.authz.policycache import RBAC_GROUP
 from apiserver.authz.rbac import missing_role
-from apiserver.authz.rules import PolicyRule, go_quoted, parse_rules, uncovered
+from apiserver.authz.rules import PolicyRule, parse_rules, uncovered
 from apiserver.context import current_request_info, current_user
 from minikube_py.api import errors
+from minikube_py.api.field_errors import go_quote_slice
 
 MASTERS = "system:masters"
 FULL_AUTHORITY = (PolicyRule(("*",), ("*",), ("*",)), PolicyRule(("*",), non_resource_urls=("*",)))
@@ -47,7 +48,7 @@ def escalation_error(authz: Authz, granted: tuple[PolicyRule, ...], namespace: s
         return None
     listed = "\n".join(sorted({rule.compact() for rule in missing}))
     message = (
-        f'user "{user.name}" (groups={go_quoted(user.groups)}) is attempting to grant RBAC permissions '
+        f'user "{user.name}" (groups={go_quote_slice(user.groups)}) is attempting to grant RBAC permissions '
         f"not currently held:\n{listed}"
     )
     if resolution_errors:

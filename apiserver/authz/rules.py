@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apiserver.authz.attributes import Attributes
+from minikube_py.api.field_errors import go_quote_slice
 
 ALL = "*"
 
@@ -62,18 +63,7 @@ def _compact(rule: PolicyRule) -> str:
         ("ResourceNames", rule.resource_names),
         ("Verbs", rule.verbs),
     )
-    return "{" + ", ".join(f"{label}:{go_quoted(values)}" for label, values in parts if values) + "}"
-
-
-def go_quoted(values: Iterable[str]) -> str:
-    """Go's ``%q`` of a string slice: ``["a" "b"]``."""
-    return "[" + " ".join(go_quote(v) for v in values) + "]"
-
-
-def go_quote(value: str) -> str:
-    """Go's ``%q`` of a string (the escapes that occur in names and paths)."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    return f'"{escaped}"'
+    return "{" + ", ".join(f"{label}:{go_quote_slice(values)}" for label, values in parts if values) + "}"
 
 
 def parse_rules(rules: Iterable[Mapping[str, Any]] | None) -> tuple[PolicyRule, ...]:

@@ -45,9 +45,9 @@ from apiserver.patch.managedfields import (
     encode,
     encode_entry,
     is_reset,
-    now,
 )
 from apiserver.patch.schema import Fields
+from minikube_py.api.timestamps import now_rfc3339
 
 JSONMap = dict[str, Any]
 
@@ -112,7 +112,7 @@ class FieldManager:
             owner = Manager.of(manager, UPDATE, self.api_version, self.subresource)
             previous = managed.get(owner)
             fields = changed | (previous.fields if previous else set())
-            managed[owner] = Entry(fields, self.api_version, now())
+            managed[owner] = Entry(fields, self.api_version, now_rfc3339())
         return _with_managed_fields(new, managed)
 
     def _created(self, new: JSONMap, manager: str) -> JSONMap:
@@ -122,7 +122,7 @@ class FieldManager:
         if not tree:
             return _without_managed_fields(new)
         owner = Manager.of(manager, UPDATE, self.api_version)
-        entry = encode_entry(owner, self.api_version, now(), tree)
+        entry = encode_entry(owner, self.api_version, now_rfc3339(), tree)
         return {**new, "metadata": {**new["metadata"], "managedFields": [entry]}}
 
     def _base(self, live: JSONMap, new: JSONMap) -> Managed:
@@ -174,7 +174,7 @@ class FieldManager:
         if not entry.fields:
             del managed[applier]
         elif changed or entry.time is None:
-            entry.time = now()
+            entry.time = now_rfc3339()
 
     def _check_config(self, config: JSONMap) -> None:
         api_version, kind = config.get("apiVersion", ""), config.get("kind", "")

@@ -15,9 +15,8 @@ subresource.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from apiserver.patch.fieldpath import FieldSet, from_fields_v1, go_string, to_fields_v1
@@ -60,17 +59,6 @@ class Entry:
 
 
 Managed = dict[Manager, Entry]
-
-
-def now() -> str:
-    """The current time in whole seconds, RFC 3339 (formatted once per second)."""
-    second = int(time.time())
-    if second != _now[0]:
-        _now[:] = [second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")]
-    return str(_now[1])
-
-
-_now: list[Any] = [0, ""]
 
 
 def is_reset(raw: Any) -> bool:

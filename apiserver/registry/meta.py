@@ -4,13 +4,12 @@ finalizers."""
 from __future__ import annotations
 
 import random
-import time
-from datetime import UTC, datetime
 from typing import Any
 
 from apiserver.registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden, go_quote, invalid
+from minikube_py.api.timestamps import now_rfc3339
 from minikube_py.api.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -21,17 +20,6 @@ from minikube_py.uid import new_uuid
 
 Object = dict[str, Any]
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # upstream's: no vowels, no look-alikes
-
-
-def now_rfc3339() -> str:
-    """The current time in whole seconds, RFC 3339 (formatted once per second)."""
-    second = int(time.time())
-    if second != _now[0]:
-        _now[:] = [second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")]
-    return str(_now[1])
-
-
-_now: list[Any] = [0, ""]
 
 
 def fill_system_fields(obj: Object) -> None:

@@ -33,6 +33,7 @@ from apiserver.storage.interface import ListOptions, ObjectList, ObjectStorage, 
 from apiserver.storage.keys import object_key, resource_prefix
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.timestamps import now_rfc3339
 
 # Checks that the namespace of a namespaced write exists and is not terminating.
 NamespaceCheck = Callable[[str, ResourceType, str], Awaitable[None]]
@@ -364,7 +365,7 @@ class GenericStore:
 
         async def try_update(stored: Object | None) -> Object:
             assert stored is not None
-            stored["metadata"].setdefault("deletionTimestamp", objectmeta.now_rfc3339())
+            stored["metadata"].setdefault("deletionTimestamp", now_rfc3339())
             strategy.start_termination(stored, options)
             if options.dry_run:
                 raise _DryRun(stored)

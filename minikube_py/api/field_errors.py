@@ -48,6 +48,11 @@ def go_quote(text: str) -> str:
     return "".join(out)
 
 
+def go_quote_slice(values: Iterable[str]) -> str:
+    """Go's ``%q`` of a ``[]string``: ``["a" "b"]``."""
+    return "[" + " ".join(go_quote(v) for v in values) + "]"
+
+
 def go_json(value: Any) -> str:
     """Go's ``encoding/json`` rendering of a simple value (HTML characters escaped)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
