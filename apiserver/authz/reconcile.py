@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from apiserver.authz.bootstrappolicy import AUTOUPDATE, RBAC, cluster_role_bindings, cluster_roles
+from apiserver.authz.controllerpolicy import controller_role_bindings, controller_roles
 from apiserver.authz.rules import parse_rules, uncovered
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
@@ -79,7 +80,7 @@ async def ensure_bootstrap_policy(catalog: Catalog) -> None:
     roles = catalog.store(RBAC, "v1", "clusterroles")
     bindings = catalog.store(RBAC, "v1", "clusterrolebindings")
     assert roles is not None and bindings is not None
-    for role in cluster_roles():
+    for role in cluster_roles() + controller_roles():
         await _ensure(roles, role, reconciled_role)
-    for binding in cluster_role_bindings():
+    for binding in cluster_role_bindings() + controller_role_bindings():
         await _ensure(bindings, binding, reconciled_binding)

@@ -18,8 +18,10 @@ from typing import Any, NoReturn
 from apiserver.authn.config import AuthenticationConfigError
 from apiserver.server import ServeError
 from apiserver.storage.errors import StoreConfigError
-from minikube_py.cli import apiserver, kubeconfig_cmd, token, up
+from controllers.manager.registry import UnknownControllerError
+from minikube_py.cli import apiserver, controller_manager, kubeconfig_cmd, token, up
 from minikube_py.cli.datadir import ClusterAccessError
+from minikube_py.kubeconfig import KubeconfigError
 from minikube_py.pki import PKIError
 
 PROG = "minikube-py"
@@ -31,6 +33,8 @@ CONFIG_ERRORS: tuple[type[Exception], ...] = (
     up.DataDirError,
     ClusterAccessError,
     AuthenticationConfigError,
+    KubeconfigError,
+    UnknownControllerError,
 )
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -50,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     up.add_parser(subcommands)
     apiserver.add_parser(subcommands)
+    controller_manager.add_parser(subcommands)
     kubeconfig_cmd.add_parser(subcommands)
     token.add_parser(subcommands)
     return parser
@@ -90,6 +95,8 @@ def configure_logging(level: int = logging.INFO) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    # httpx logs every request at INFO; the components' own lines say what matters
+    logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def fail(message: str) -> NoReturn:

@@ -1,18 +1,21 @@
 """``minikube-py up``: the whole cluster in one process, in the foreground.
 
-So far ``up`` prepares the data directory, the cluster PKI and ``admin.kubeconfig``, merges a
+``up`` prepares the data directory, the cluster PKI and ``admin.kubeconfig``, merges a
 ``minikube-py`` context into the user's kubeconfig (unless ``--no-kubeconfig-merge``), opens the
-store and runs the apiserver on ``https://127.0.0.1:PORT``. Controllers, the scheduler and node
+store, runs the apiserver on ``https://127.0.0.1:PORT`` and, once it listens, the
+controller-manager (a client of it over HTTPS with its own identity). The scheduler and node
 agents come later; their flags are already accepted.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import logging
 import os
 import shlex
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,8 @@ from apiserver.audit.policy import Policy
 from apiserver.nodeproxy import NodeConnection
 from apiserver.server import listen, run_apiserver
 from apiserver.storage.factory import default_store_url
+from controllers.manager.builtin import builtin_registry
+from controllers.manager.manager import ManagerOptions, run_controller_manager
 from minikube_py.cli.apiserver import (
     DEFAULT_SECURE_PORT,
     LOOPBACK,
@@ -28,7 +33,10 @@ from minikube_py.cli.apiserver import (
     port_number,
 )
 from minikube_py.cli.auditflags import add_up_audit_flag
+from minikube_py.cli.controller_manager import add_manager_flags, manager_options
 from minikube_py.cli.security import up_security
+from minikube_py.client.config import load_kubeconfig
+from minikube_py.identities import ensure_component_identities
 from minikube_py.kubeconfig import (
     ADMIN_KUBECONFIG,
     CONTEXT_NAME,
@@ -56,6 +64,7 @@ async def up(
     store_url: str | None = None,
     kubeconfig_merge: bool = True,
     audit_policy: Policy | None = None,
+    manager: ManagerOptions | None = None,
 ) -> None:
     """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
     ``kubeconfig_merge`` merges the ``minikube-py`` context into the user's kubeconfig; a
@@ -76,7 +85,13 @@ async def up(
             )
             if kubeconfig_merge:
                 merge_user_kubeconfig(server, pki)
-            await run_apiserver(
+            listening = asyncio.Event()
+
+            def announce() -> None:
+                print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True)
+                listening.set()
+
+            apiserver = run_apiserver(
                 kv,
                 LOOPBACK,
                 port,
@@ -90,8 +105,34 @@ async def up(
                 ),
                 security=up_security(data_dir, pki, audit_policy),
                 sock=sock,
-                on_listening=lambda: print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True),
+                on_listening=announce,
             )
+            components = run_components(listening, data_dir, pki, server, manager or ManagerOptions())
+            await run_together(apiserver, components)
+
+
+async def run_components(
+    listening: asyncio.Event, data_dir: Path, pki: ClusterPKI, server: str, manager: ManagerOptions
+) -> None:
+    """Once the apiserver listens: the controller-manager, with its own identity, over HTTPS
+    on loopback like a separate process would."""
+    await listening.wait()
+    kubeconfigs = ensure_component_identities(data_dir, pki, server)
+    config = load_kubeconfig(kubeconfigs["controller-manager"])
+    await run_controller_manager(config, builtin_registry(), manager)
+
+
+async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:
+    """Run until the first one fails or all are cancelled; a single failure is re-raised
+    as itself (not as an ExceptionGroup), so configuration errors stay one line."""
+    try:
+        async with asyncio.TaskGroup() as tasks:
+            for coroutine in coroutines:
+                tasks.create_task(coroutine)
+    except ExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
 
 
 def merge_user_kubeconfig(server: str, pki: ClusterPKI) -> None:
@@ -170,6 +211,7 @@ def add_parser(subcommands: Any) -> None:
         "DIR/admin.kubeconfig is written either way",
     )
     add_up_audit_flag(parser)
+    add_manager_flags(parser)
     parser.set_defaults(run=_run)
 
 
@@ -180,6 +222,7 @@ async def _run(args: argparse.Namespace) -> None:
         store_url=args.store,
         kubeconfig_merge=not args.no_kubeconfig_merge,
         audit_policy=args.audit_policy_file,
+        manager=manager_options(args, health_port=None),
     )
 
 

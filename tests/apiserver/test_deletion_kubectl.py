@@ -1,8 +1,9 @@
 """``kubectl delete`` with cascading options and of namespaces, against a real cluster process.
 
-No garbage collector or namespace controller runs yet, so objects stay marked: the tests then
-play the controllers' last step (remove the finalizer, finalize the namespace) and check that
-this removes them."""
+The apiserver's side alone: ``up --controllers=`` runs no controllers (no garbage collector,
+no namespace controller), so objects stay marked; the tests then play the controllers' last
+step (remove the finalizer, finalize the namespace) and check that this removes them. With
+the controllers: tests/controllers/e2e."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("deletion"), free_port())
+    running = start_up(tmp_path_factory.mktemp("deletion"), free_port(), flags=["--controllers="])
     running.wait_ready()
     yield running
     if running.process.poll() is None:

@@ -1,0 +1,84 @@
+"""The controllers' own roles (upstream's ``controller_policy.go``): each controller of the
+controller-manager acts as the service account ``kube-system/<controller SA>`` (the
+controller-manager's ``--use-service-account-credentials``), bound to the ClusterRole
+``system:controller:<controller SA>`` with only what that controller writes. Informers read
+with the controller-manager's own identity (``list``/``watch`` on everything)."""
+
+from __future__ import annotations
+
+from apiserver.authz.bootstrappolicy import AUTOUPDATE, BOOTSTRAP_LABELS, RBAC, Object, events_rule, rule
+
+APPS = "apps"
+PREFIX = "system:controller:"
+
+CONTROLLER_RULES: dict[str, list[Object]] = {
+    "replicaset-controller": [
+        rule(("get", "list", "watch", "update"), APPS, ("replicasets",)),
+        rule("update", APPS, ("replicasets/status", "replicasets/finalizers")),
+        rule(("list", "watch", "patch", "create", "delete"), "", ("pods",)),
+        events_rule(),
+    ],
+    "deployment-controller": [
+        rule(("get", "list", "watch", "update"), APPS, ("deployments",)),
+        rule("update", APPS, ("deployments/status", "deployments/finalizers")),
+        rule(("get", "list", "watch", "create", "update", "patch", "delete"), APPS, ("replicasets",)),
+        rule(("get", "list", "watch", "update"), "", ("pods",)),
+        events_rule(),
+    ],
+    "generic-garbage-collector": [
+        rule(("get", "list", "watch", "patch", "update", "delete"), "*", ("*",)),
+    ],
+    "namespace-controller": [
+        rule(("get", "list", "watch", "delete"), "", ("namespaces",)),
+        rule("update", "", ("namespaces/finalize", "namespaces/status")),
+        rule(("get", "list", "delete", "deletecollection"), "*", ("*",)),
+    ],
+    "service-account-controller": [
+        rule("create", "", ("serviceaccounts",)),
+        events_rule(),
+    ],
+    "node-controller": [
+        rule(("get", "list", "update", "delete", "patch"), "", ("nodes",)),
+        rule(("patch", "update"), "", ("nodes/status", "pods/status")),
+        rule(("list", "delete"), "", ("pods",)),
+        events_rule(),
+    ],
+    "taint-eviction-controller": [
+        rule(("patch", "update"), "", ("pods/status",)),
+        rule(("list", "get", "delete"), "", ("pods",)),
+        events_rule(),
+    ],
+}
+
+
+def controller_roles() -> list[Object]:
+    return [
+        {
+            "apiVersion": f"{RBAC}/v1",
+            "kind": "ClusterRole",
+            "metadata": {
+                "name": PREFIX + name,
+                "labels": dict(BOOTSTRAP_LABELS),
+                "annotations": {AUTOUPDATE: "true"},
+            },
+            "rules": rules,
+        }
+        for name, rules in CONTROLLER_RULES.items()
+    ]
+
+
+def controller_role_bindings() -> list[Object]:
+    return [
+        {
+            "apiVersion": f"{RBAC}/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {
+                "name": PREFIX + name,
+                "labels": dict(BOOTSTRAP_LABELS),
+                "annotations": {AUTOUPDATE: "true"},
+            },
+            "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": PREFIX + name},
+            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": "kube-system"}],
+        }
+        for name in CONTROLLER_RULES
+    ]

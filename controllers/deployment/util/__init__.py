@@ -1,0 +1,1 @@
+"""Deployment helpers (upstream's pkg/controller/deployment/util)."""

@@ -1,0 +1,143 @@
+"""``minikube-py controller-manager --kubeconfig F``: every controller, leader-elected, with
+upstream's flag names (``--controllers``, ``--concurrent-*-syncs``, ``--leader-elect``,
+``--use-service-account-credentials``, ``--kube-api-qps``/``--kube-api-burst``,
+``--secure-port`` for ``/healthz`` and ``/metrics``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from controllers.manager.builtin import builtin_registry
+from controllers.manager.manager import ManagerOptions, run_controller_manager
+from minikube_py.client.config import load_kubeconfig
+
+DEFAULT_HEALTH_PORT = 10257
+WORKER_FLAGS = {
+    "deployment-controller": "concurrent_deployment_syncs",
+    "replicaset-controller": "concurrent_replicaset_syncs",
+    "garbage-collector-controller": "concurrent_gc_syncs",
+    "namespace-controller": "concurrent_namespace_syncs",
+    "serviceaccount-controller": "concurrent_serviceaccount_syncs",
+}
+
+
+def add_parser(subcommands: Any) -> None:
+    parser: argparse.ArgumentParser = subcommands.add_parser(
+        "controller-manager",
+        help="run the controllers (leader-elected)",
+        description="Run the controllers against an apiserver, with leader election.",
+    )
+    parser.add_argument(
+        "--kubeconfig", type=Path, required=True, metavar="FILE", help="how to reach the apiserver"
+    )
+    add_manager_flags(parser)
+    parser.add_argument(
+        "--secure-port",
+        type=int,
+        default=DEFAULT_HEALTH_PORT,
+        metavar="PORT",
+        help="/healthz and /metrics over HTTP on 127.0.0.1 (default %(default)s; 0 picks a free port, "
+        "-1 serves none)",
+    )
+    parser.set_defaults(run=_run)
+
+
+def add_manager_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags shared with ``up`` (which embeds a controller-manager)."""
+    parser.add_argument(
+        "--controllers",
+        type=lambda text: [w for w in text.split(",") if w],
+        default=["*"],
+        metavar="NAMES",
+        help="controllers to run: '*' is every controller on by default, 'foo' enables foo, "
+        "'-foo' disables foo (default '*')",
+    )
+    for name, dest in WORKER_FLAGS.items():
+        parser.add_argument(
+            "--" + dest.replace("_", "-"),
+            type=int,
+            dest=dest,
+            metavar="N",
+            help=f"concurrent syncs of the {name}",
+        )
+    parser.add_argument("--leader-elect", type=_bool, default=True, metavar="BOOL", help="(default true)")
+    parser.add_argument(
+        "--use-service-account-credentials",
+        type=_bool,
+        default=True,
+        metavar="BOOL",
+        help="each controller acts as its own service account in kube-system (default true)",
+    )
+    parser.add_argument(
+        "--node-monitor-period",
+        type=duration,
+        default=ManagerOptions.node_monitor_period,
+        metavar="DURATION",
+        help="how often node health is checked (default 5s)",
+    )
+    parser.add_argument(
+        "--node-monitor-grace-period",
+        type=duration,
+        default=ManagerOptions.node_monitor_grace_period,
+        metavar="DURATION",
+        help="how long a node may go without a heartbeat before it is marked unhealthy (default 40s)",
+    )
+    parser.add_argument(
+        "--kube-api-qps", type=float, default=ManagerOptions.qps, metavar="QPS", help="(default %(default)s)"
+    )
+    parser.add_argument(
+        "--kube-api-burst", type=int, default=ManagerOptions.burst, metavar="N", help="(default %(default)s)"
+    )
+
+
+def manager_options(args: argparse.Namespace, health_port: int | None) -> ManagerOptions:
+    workers = {name: getattr(args, dest) for name, dest in WORKER_FLAGS.items() if getattr(args, dest)}
+    return ManagerOptions(
+        controllers=args.controllers,
+        workers=workers,
+        leader_elect=args.leader_elect,
+        use_service_account_credentials=args.use_service_account_credentials,
+        health_port=health_port,
+        node_monitor_period=args.node_monitor_period,
+        node_monitor_grace_period=args.node_monitor_grace_period,
+        qps=args.kube_api_qps,
+        burst=args.kube_api_burst,
+    )
+
+
+async def _run(args: argparse.Namespace) -> None:
+    config = load_kubeconfig(args.kubeconfig)
+    port = None if args.secure_port < 0 else args.secure_port
+    await run_controller_manager(config, builtin_registry(), manager_options(args, port))
+
+
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration(text: str) -> float:
+    """A Go duration (``40s``, ``1m30s``, ``500ms``) in seconds."""
+    total, number, rest = 0.0, "", text.strip()
+    i = 0
+    while i < len(rest):
+        ch = rest[i]
+        if ch.isdigit() or ch == ".":
+            number += ch
+            i += 1
+            continue
+        unit = "ms" if rest.startswith("ms", i) else ch
+        if unit not in _UNITS or not number:
+            raise argparse.ArgumentTypeError(f"invalid duration {text!r}")
+        total += float(number) * _UNITS[unit]
+        number, i = "", i + len(unit)
+    if number or not rest:
+        raise argparse.ArgumentTypeError(f"invalid duration {text!r} (missing unit)")
+    return total
+
+
+def _bool(text: str) -> bool:
+    value = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"invalid boolean {text!r}")
+    return value
