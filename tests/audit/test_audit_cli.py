@@ -19,13 +19,14 @@ POLICY = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata
 
 
 def read_events(path: Path, wanted: int, timeout: float = 5.0) -> list[dict[str, Any]]:
-    """The log's events once at least ``wanted`` configmap events are there (lines are
-    written by a background thread)."""
+    """The log's events once at least ``wanted`` events about the configmap ``audited`` are
+    there (lines are written by a background thread; the controllers' list and watch of
+    configmaps are in the log too)."""
     deadline = time.monotonic() + timeout
     while True:
         events = [jsonutil.loads(line) for line in path.read_bytes().splitlines()] if path.exists() else []
         if (
-            len([e for e in events if "configmaps" in e["requestURI"]]) >= wanted
+            len([e for e in events if e.get("objectRef", {}).get("name") == "audited"]) >= wanted
             or time.monotonic() > deadline
         ):
             return events
