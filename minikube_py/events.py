@@ -5,12 +5,20 @@ bounded buffer (``BUFFER_SIZE``; when full the event is dropped and one line is 
 ``run`` drains the buffer and writes, in the owner's TaskGroup. Write failures are logged and
 the event dropped: events are informational and must never slow or break a controller.
 
-Aggregation is a simplified form of upstream's ``EventCorrelator``: a repeat of the same
-(involved object, type, reason, message) within ``AGGREGATE_WINDOW`` seconds of its last write
-PATCHes the existing Event (``count`` + 1, ``lastTimestamp``) instead of creating a new one.
-There is no spam filter and no aggregation of similar events with different messages; the
-correlation cache is an LRU of ``CACHE_SIZE`` entries. If the Event to patch is gone (404), a
-fresh Event is created.
+Before an Event is queued it passes upstream's ``EventCorrelator`` steps:
+
+1. **spam filter**: a token bucket per (source, involved object, type, reason) holds
+   ``SPAM_BURST`` (25) events and refills one every ``1 / SPAM_QPS`` (300) seconds; events
+   beyond it are dropped (a controller creating 1,000 pods records 25 ``SuccessfulCreate``);
+2. **aggregation of similar events**: once ``MAX_SIMILAR`` (10) events with the same
+   (source, involved object, type, reason) but different messages arrive within
+   ``AGGREGATE_WINDOW`` seconds, later ones become one Event whose message is
+   ``(combined from similar events): <latest message>``;
+3. **deduplication**: a repeat of the same Event (same correlation key) within
+   ``AGGREGATE_WINDOW`` PATCHes the existing one (``count`` + 1, ``lastTimestamp``,
+   ``message``) instead of creating another. If that Event is gone (404) a fresh one is created.
+
+The caches are LRUs of ``CACHE_SIZE`` entries.
 """
 
 from __future__ import annotations
@@ -32,16 +40,33 @@ WARNING = "Warning"
 BUFFER_SIZE = 1000
 AGGREGATE_WINDOW = 600.0  # seconds
 CACHE_SIZE = 4096
+SPAM_BURST = 25
+SPAM_QPS = 1.0 / 300.0
+MAX_SIMILAR = 10
+COMBINED = "(combined from similar events): "
 
 log = logging.getLogger("events")
 
-CorrelationKey = tuple[str, str, str, str, str, str, str]
+CorrelationKey = tuple[str, ...]
 
 
 @dataclass
 class _Pending:
     event: Object
     at: float  # clock.now() when recorded
+    key: CorrelationKey
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    at: float
+
+
+@dataclass
+class _Similar:
+    messages: set[str]
+    since: float
 
 
 @dataclass
@@ -62,6 +87,8 @@ class EventRecorder:
         self._clock = clock or RealClock()
         self._buffer: asyncio.Queue[_Pending] = asyncio.Queue(maxsize=BUFFER_SIZE)
         self._written: OrderedDict[CorrelationKey, _Written] = OrderedDict()
+        self._spam: OrderedDict[tuple[str, ...], _Bucket] = OrderedDict()
+        self._similar: OrderedDict[tuple[str, ...], _Similar] = OrderedDict()
         self._last_stamp = 0
 
     def event(self, obj: Object, event_type: str, reason: str, message: str) -> None:
@@ -71,11 +98,42 @@ class EventRecorder:
                 log.error("unsupported event type %r, dropping %s event: %s", event_type, reason, message)
                 return
             at = self._clock.now()
-            self._buffer.put_nowait(_Pending(self._make_event(obj, event_type, reason, message, at), at))
+            event = self._make_event(obj, event_type, reason, message, at)
+            if not self._allow(event, at):
+                return
+            self._buffer.put_nowait(_Pending(event, at, self._aggregate(event, at)))
         except asyncio.QueueFull:
             log.error("event buffer full, dropping %s %s event: %s", event_type, reason, message)
         except Exception as exc:  # never let an event break the caller
             log.error("unable to record %s event: %s", reason, exc)
+
+    def _allow(self, event: Object, at: float) -> bool:
+        """The spam filter: take a token from the bucket of this event's source and object."""
+        key = _similar_key(event)
+        bucket = self._spam.get(key)
+        if bucket is None:
+            bucket = _Bucket(float(SPAM_BURST), at)
+        bucket.tokens = min(float(SPAM_BURST), bucket.tokens + (at - bucket.at) * SPAM_QPS)
+        bucket.at = at
+        _remember(self._spam, key, bucket)
+        if bucket.tokens < 1.0:
+            return False
+        bucket.tokens -= 1.0
+        return True
+
+    def _aggregate(self, event: Object, at: float) -> CorrelationKey:
+        """The correlation key of ``event``; past ``MAX_SIMILAR`` similar messages the event's
+        message becomes the combined one and the key is shared by all of them."""
+        key = _similar_key(event)
+        similar = self._similar.get(key)
+        if similar is None or at - similar.since > AGGREGATE_WINDOW:
+            similar = _Similar(set(), at)
+        similar.messages.add(event["message"])
+        _remember(self._similar, key, similar)
+        if len(similar.messages) < MAX_SIMILAR:
+            return _correlation_key(event)
+        event["message"] = COMBINED + event["message"]
+        return (*key, COMBINED)
 
     async def run(self) -> None:
         """Write queued Events until cancelled."""
@@ -122,7 +180,7 @@ class EventRecorder:
 
     async def _write(self, pending: _Pending) -> None:
         event = pending.event
-        key = _correlation_key(event)
+        key = pending.key
         previous = self._written.get(key)
         try:
             if previous is not None and pending.at - previous.at <= AGGREGATE_WINDOW:
@@ -139,10 +197,7 @@ class EventRecorder:
                 exc,
             )
             return
-        self._written[key] = written
-        self._written.move_to_end(key)
-        while len(self._written) > CACHE_SIZE:
-            self._written.popitem(last=False)
+        _remember(self._written, key, written)
 
     async def _create(self, event: Object, at: float) -> _Written:
         meta = event["metadata"]
@@ -151,7 +206,11 @@ class EventRecorder:
 
     async def _patch(self, previous: _Written, event: Object, at: float) -> _Written:
         count = previous.count + 1
-        body: dict[str, Any] = {"count": count, "lastTimestamp": event["lastTimestamp"]}
+        body: dict[str, Any] = {
+            "count": count,
+            "lastTimestamp": event["lastTimestamp"],
+            "message": event["message"],
+        }
         events = self._client.resource(EVENTS, previous.namespace)
         try:
             await events.patch(previous.name, body, patch_type=MERGE_PATCH)
@@ -173,6 +232,29 @@ class FakeRecorder:
 
     async def run(self) -> None:
         await asyncio.Event().wait()
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHE_SIZE:
+        cache.popitem(last=False)
+
+
+def _similar_key(event: Object) -> tuple[str, ...]:
+    """Source, involved object, type and reason: what upstream's spam and aggregation keys share."""
+    ref, source = event["involvedObject"], event.get("source") or {}
+    return (
+        source.get("component", ""),
+        source.get("host", ""),
+        ref.get("kind", ""),
+        ref.get("namespace", ""),
+        ref.get("name", ""),
+        ref.get("uid", ""),
+        ref.get("apiVersion", ""),
+        event["type"],
+        event["reason"],
+    )
 
 
 def _correlation_key(event: Object) -> CorrelationKey:

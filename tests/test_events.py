@@ -12,7 +12,7 @@ import pytest
 from minikube_py.api.errors import ApiError
 from minikube_py.client.resourcetypes import EVENTS
 from minikube_py.clock import FakeClock
-from minikube_py.events import BUFFER_SIZE, EventRecorder, FakeRecorder
+from minikube_py.events import BUFFER_SIZE, COMBINED, SPAM_BURST, EventRecorder, FakeRecorder
 from minikube_py.testing.fakeclient import FakeClient
 
 POD = {
@@ -142,7 +142,7 @@ async def test_event_never_blocks_or_raises(fake: FakeClient, caplog: pytest.Log
     rec = EventRecorder(fake, "c", clock=FakeClock())  # not running: nothing drains the buffer
     with caplog.at_level(logging.ERROR, logger="events"):
         for i in range(BUFFER_SIZE + 5):
-            rec.event(POD, "Normal", "R", f"m{i}")
+            rec.event(POD, "Normal", f"R{i}", "m")  # one reason each: no spam filtering
         rec.event(POD, "Bogus", "R", "bad type")
         rec.event({}, "Normal", "R", "no metadata")
     assert sum("buffer full" in r.getMessage() for r in caplog.records) == 6  # incl. "no metadata"
@@ -160,3 +160,32 @@ def test_fake_recorder() -> None:
     rec = FakeRecorder()
     rec.event(POD, "Normal", "SuccessfulCreate", "Created pod: x")
     assert rec.events == ["Normal SuccessfulCreate Created pod: x"]
+
+
+async def test_spam_filter_keeps_25_events_per_object_and_reason_then_refills(
+    recorder: EventRecorder, fake: FakeClient, clock: FakeClock
+) -> None:
+    for i in range(40):
+        recorder.event(POD, "Normal", "Pulled", "same message")  # one key: patches, not creates
+        recorder.event(NODE, "Normal", f"Other{i}", "x")  # other keys are not limited by POD's
+    await settle()
+    pulled = [e for e in fake.all(EVENTS) if e["reason"] == "Pulled"]
+    assert [e["count"] for e in pulled] == [SPAM_BURST]
+    assert len([e for e in fake.all(EVENTS) if e["reason"].startswith("Other")]) == 40
+    await clock.step(300)  # one token back
+    recorder.event(POD, "Normal", "Pulled", "same message")
+    recorder.event(POD, "Normal", "Pulled", "same message")
+    await settle()
+    [again] = [e for e in fake.all(EVENTS) if e["reason"] == "Pulled"]
+    assert again["count"] == SPAM_BURST + 1
+
+
+async def test_similar_events_are_combined_after_ten(recorder: EventRecorder, fake: FakeClient) -> None:
+    for i in range(20):
+        recorder.event(POD, "Normal", "SuccessfulCreate", f"Created pod: p{i}")
+    await settle()
+    events = fake.all(EVENTS)
+    distinct = [e for e in events if not e["message"].startswith(COMBINED)]
+    [combined] = [e for e in events if e["message"].startswith(COMBINED)]
+    assert len(distinct) == 9
+    assert combined["message"] == COMBINED + "Created pod: p19" and combined["count"] == 11
