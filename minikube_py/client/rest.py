@@ -25,6 +25,7 @@ import httpx
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
+from minikube_py.client.aiotransport import AiohttpTransport
 from minikube_py.client.config import ClientConfig, load_kubeconfig
 from minikube_py.client.interfaces import ConnectionFailure, Object, WatchEvent
 from minikube_py.client.ratelimit import TokenBucket
@@ -37,9 +38,9 @@ from minikube_py.jsonutil import loads
 
 logger = logging.getLogger("client")
 
-# Like Go's http.Transport as client-go configures it: plenty of connections per host. Idle
-# connections are dropped before uvicorn's 5 s keep-alive would close them under a request.
-LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100, keepalive_expiry=4.0)
+# Like Go's http.Transport as client-go configures it: plenty of connections per host
+# (watch streams hold one each).
+CONNECTIONS = 100
 
 
 class RESTClient:
@@ -64,14 +65,11 @@ class RESTClient:
         self._timeout = httpx.Timeout(config.timeout)
         # no read timeout for watch streams; connecting (and the pool) stays bounded
         self._watch_timeout = httpx.Timeout(config.timeout, read=None)
-        verify = config.ssl_context() if transport is None and config.server.startswith("https:") else True
+        if transport is None:
+            tls = config.ssl_context() if config.server.startswith("https:") else None
+            transport = AiohttpTransport(tls, limit=CONNECTIONS)
         self._client = httpx.AsyncClient(
-            base_url=config.server,
-            headers=headers,
-            timeout=self._timeout,
-            limits=LIMITS,
-            verify=verify,
-            transport=transport,
+            base_url=config.server, headers=headers, timeout=self._timeout, transport=transport
         )
 
     @classmethod
