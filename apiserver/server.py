@@ -35,7 +35,7 @@ from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig
 from apiserver.status import install_status_errors
 from apiserver.storage.kv import KV
-from apiserver.tls import ClientCertH11Protocol
+from apiserver.tls import ClientCertHttpToolsProtocol
 from apiserver.version import version_handler
 
 logger = logging.getLogger("apiserver")
@@ -165,7 +165,7 @@ async def serve(
     """
     config = uvicorn.Config(
         app,
-        http=ClientCertH11Protocol,
+        http=ClientCertHttpToolsProtocol,
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
         ssl_ca_certs=ca_file,

@@ -1,7 +1,8 @@
 """The ``minikube-py`` entry point.
 
 Parses arguments, configures logging (one line per event, component name first), runs one
-subcommand until it returns or SIGINT/SIGTERM cancels it (exit 0), and reports configuration
+subcommand on a uvloop event loop until it returns or SIGINT/SIGTERM cancels it (exit 0), and
+reports configuration
 errors as one line, ``minikube-py: error: <message>``, with exit code 2 and no traceback.
 """
 
@@ -14,6 +15,8 @@ import signal
 import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any, NoReturn
+
+import uvloop
 
 from apiserver.authn.config import AuthenticationConfigError
 from apiserver.server import ServeError
@@ -43,7 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging()
     try:
-        asyncio.run(run_until_signalled(args.run(args)))
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(run_until_signalled(args.run(args)))
     except CONFIG_ERRORS as err:
         fail(str(err))
     return 0
