@@ -18,12 +18,23 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from minikube_py.clock import Clock, RealClock
+from minikube_py.metrics import REGISTRY, Registry
 from minikube_py.workqueue import RateLimitingQueue
 
 SyncFunc = Callable[[str], Awaitable[None]]
 
 CACHE_SYNC_POLL = 0.1  # seconds between informer has_synced checks (upstream polls every 100 ms)
 SHUTDOWN_GRACE = 2.0  # seconds (event loop time) workers get to finish their current key
+
+
+def register_queue_metrics(name: str, queue: RateLimitingQueue[str], registry: Registry = REGISTRY) -> None:
+    """Upstream's workqueue metrics for ``queue``, labelled ``name``: depth, adds, retries."""
+    registry.gauge("workqueue_depth", "Current depth of workqueue").set_func(lambda: len(queue), name=name)
+    adds = registry.counter("workqueue_adds_total", "Total number of adds handled by workqueue")
+    adds.set_func(lambda: queue.adds, name=name)
+    registry.counter("workqueue_retries_total", "Total number of retries handled by workqueue").inc(
+        0, name=name
+    )
 
 
 class Controller(Protocol):
@@ -45,12 +56,12 @@ async def run_workers(
     """Wait for ``synced`` caches, then run the queue's delay loop and ``workers`` workers
     until cancelled. On cancellation the queue is shut down and each worker finishes the key
     it holds (for at most ``SHUTDOWN_GRACE`` seconds) before the cancellation propagates."""
-    log = logging.getLogger(name)
+    register_queue_metrics(name, queue)
     try:
         await wait_for_cache_sync(name, synced, clock or RealClock())
         async with asyncio.TaskGroup() as tg:
             tg.create_task(queue.run())
-            tasks = [tg.create_task(_process_items(log, queue, sync)) for _ in range(workers)]
+            tasks = [tg.create_task(_process_items(name, queue, sync)) for _ in range(workers)]
             try:
                 await asyncio.Event().wait()
             except asyncio.CancelledError:
@@ -73,8 +84,10 @@ async def wait_for_cache_sync(name: str, synced: Sequence[Callable[[], bool]], c
     log.info("caches are synced")
 
 
-async def _process_items(log: logging.Logger, queue: RateLimitingQueue[str], sync: SyncFunc) -> None:
+async def _process_items(name: str, queue: RateLimitingQueue[str], sync: SyncFunc) -> None:
     """One worker: sync keys until the queue shuts down."""
+    log = logging.getLogger(name)
+    retries = REGISTRY.counter("workqueue_retries_total", "Total number of retries handled by workqueue")
     while not queue.shutting_down():
         key = await queue.get()
         if key is None:
@@ -83,6 +96,7 @@ async def _process_items(log: logging.Logger, queue: RateLimitingQueue[str], syn
             await sync(key)
         except Exception as exc:
             log.error("error syncing %r: %s; requeued", key, exc)
+            retries.inc(name=name)
             queue.add_rate_limited(key)
         else:
             queue.forget(key)

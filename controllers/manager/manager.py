@@ -32,6 +32,7 @@ from minikube_py.clock import Clock, RealClock
 from minikube_py.events import EventRecorder
 from minikube_py.healthserver import serve_health
 from minikube_py.leaderelection import LeaderElector, LeadershipLost
+from minikube_py.metrics import REGISTRY
 
 LEASE_NAMESPACE = "kube-system"
 LEASE_NAME = "kube-controller-manager"
@@ -90,9 +91,22 @@ async def _lead(
     options: ManagerOptions,
     clock: Clock,
 ) -> None:
-    async def controllers() -> None:
-        await run_controllers(root, config, selected, options, clock)
+    leading = REGISTRY.gauge(
+        "leader_election_master_status",
+        "Gauge of if the reporting system is master of the relevant lease, "
+        "0 indicates backup, 1 indicates master.",
+    )
 
+    async def controllers() -> None:
+        leading.set(1, name=LEASE_NAME)
+        try:
+            await run_controllers(root, config, selected, options, clock)
+        finally:
+            leading.set(0, name=LEASE_NAME)
+
+    if not selected:
+        logger.info("no controllers selected; not campaigning for the lease")
+        await asyncio.Event().wait()
     if not options.leader_elect:
         await controllers()
         return

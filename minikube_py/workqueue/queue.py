@@ -36,6 +36,7 @@ class Queue(Generic[T]):
         self._getters: deque[asyncio.Future[None]] = deque()
         self._drained: asyncio.Event | None = None
         self._shutting_down = False
+        self.adds = 0  # items newly marked dirty, ever (the ``workqueue_adds_total`` metric)
 
     def __len__(self) -> int:
         """Items waiting to be handed out (not counting those being processed)."""
@@ -45,6 +46,7 @@ class Queue(Generic[T]):
         """Mark ``item`` as needing work; a no-op when it already does or after shutdown."""
         if self._shutting_down or item in self._dirty:
             return
+        self.adds += 1
         self._dirty.add(item)
         if item in self._processing:
             return  # ``done`` re-queues it
