@@ -8,11 +8,11 @@ import sys
 
 from apiserver.admission.registry import AdmissionConfigError, enabled_plugins
 
-# ``up``: upstream's default-on plugins plus NodeRestriction (as kubeadm), without
-# ServiceAccount: it refuses pods whose service account does not exist, and it waits for the
-# service-account controller (next issue) that creates ``default`` in every namespace.
+# ``up``: upstream's default-on plugins (ServiceAccount among them: ``up`` runs the
+# service-account controller that creates ``default`` in every namespace) plus
+# NodeRestriction, as kubeadm enables it.
 UP_ENABLE = ("NodeRestriction",)
-UP_DISABLE = ("ServiceAccount",)
+UP_DISABLE: tuple[str, ...] = ()
 
 
 def up_admission() -> tuple[str, ...]:

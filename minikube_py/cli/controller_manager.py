@@ -108,9 +108,11 @@ def manager_options(args: argparse.Namespace, health_port: int | None) -> Manage
 
 
 async def _run(args: argparse.Namespace) -> None:
+    registry = builtin_registry()
+    registry.select(args.controllers)  # as upstream, --controllers is checked before the kubeconfig
     config = load_kubeconfig(args.kubeconfig)
     port = None if args.secure_port < 0 else args.secure_port
-    await run_controller_manager(config, builtin_registry(), manager_options(args, port))
+    await run_controller_manager(config, registry, manager_options(args, port))
 
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}

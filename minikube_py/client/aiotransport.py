@@ -63,7 +63,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 data=body or None,
                 timeout=timeout,
                 allow_redirects=False,
-                skip_auto_headers=("User-Agent", "Accept-Encoding", "Content-Type"),
+                skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
             )
         except aiohttp.ClientConnectorCertificateError as err:
             raise httpx.ConnectError(str(err), request=request) from err.certificate_error

@@ -3,6 +3,8 @@ ServiceAccount."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 
 from tests.admission.conftest import NS, make_namespace, pod
@@ -224,6 +226,25 @@ async def test_a_pod_needs_its_service_account(admitted: httpx.AsyncClient) -> N
         'pods "p" is forbidden: error looking up service account nosa/default: serviceaccount '
         '"default" not found'
     )
+
+
+async def test_a_pod_waits_briefly_for_the_default_service_account(admitted: httpx.AsyncClient) -> None:
+    """Regression: a pod created right after its namespace, before the service-account
+    controller made ``default``, is admitted once ``default`` appears (upstream retries)."""
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "late-sa"}}
+    assert (await admitted.post(NS, json=namespace)).status_code == 201
+
+    async def make_default_later() -> int:
+        await asyncio.sleep(0.3)
+        account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}
+        return (await admitted.post(f"{NS}/late-sa/serviceaccounts", json=account)).status_code
+
+    created, made = await asyncio.gather(
+        admitted.post(f"{NS}/late-sa/pods", json=pod("p")), make_default_later()
+    )
+    assert made == 201
+    assert created.status_code == 201, created.text
+    assert created.json()["spec"]["serviceAccountName"] == "default"
 
 
 async def test_priority_classes(admitted: httpx.AsyncClient) -> None:

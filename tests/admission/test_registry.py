@@ -47,8 +47,8 @@ def test_enabled_plugins(enable: list[str], disable: list[str], expected: tuple[
     assert tuple(n for n in enabled_plugins(enable, disable) if n in built_in) == expected
 
 
-def test_up_runs_node_restriction_but_not_service_account_yet() -> None:
-    assert "NodeRestriction" in up_admission() and "ServiceAccount" not in up_admission()
+def test_up_runs_node_restriction_and_service_account() -> None:
+    assert "NodeRestriction" in up_admission() and "ServiceAccount" in up_admission()
 
 
 @pytest.mark.parametrize(

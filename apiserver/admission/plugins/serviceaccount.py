@@ -3,10 +3,16 @@ names one; 403 ``error looking up service account <ns>/<name>: serviceaccount "<
 found`` otherwise), inherits its image pull secrets, and unless automounting is off (pod
 first, then service account) gets the projected token volume ``kube-api-access-<random>``
 mounted read-only at ``/var/run/secrets/kubernetes.io/serviceaccount`` in every container.
-Mirror pods are left alone."""
+Mirror pods are left alone.
+
+The ``default`` service account is made by the service-account controller shortly after its
+namespace: when it is missing the lookup is retried ``DEFAULT_LOOKUP_ATTEMPTS`` times, 100 to
+200 ms apart, as upstream does, so a pod created right after its namespace (or right after
+``up`` starts) is not refused."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import TYPE_CHECKING
 
@@ -25,6 +31,7 @@ MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 TOKEN_EXPIRATION_SECONDS = 3607
 ROOT_CA_CONFIGMAP = "kube-root-ca.crt"
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # upstream's name generator
+DEFAULT_LOOKUP_ATTEMPTS = 10
 
 
 def token_volume(name: str) -> Object:
@@ -84,6 +91,18 @@ class ServiceAccount(Plugin):
         super().__init__()
         self.catalog = catalog
 
+    async def get_service_account(self, namespace: str, name: str) -> Object | None:
+        """The service account as stored; ``default`` gets a few more looks (see module doc)."""
+        attempts = DEFAULT_LOOKUP_ATTEMPTS if name == DEFAULT_SERVICE_ACCOUNT else 1
+        interval = random.uniform(0.1, 0.2)
+        for attempt in range(attempts):
+            if attempt:
+                await asyncio.sleep(interval)
+            account = await lookup.get(self.catalog, "", "v1", "serviceaccounts", namespace, name)
+            if account is not None:
+                return account
+        return None
+
     async def admit(self, attrs: Attributes) -> None:
         pod = attrs.object
         if not attrs.is_main("", "pods") or pod is None:
@@ -93,7 +112,7 @@ class ServiceAccount(Plugin):
         spec = pod.setdefault("spec", {})
         name = spec.get("serviceAccountName") or DEFAULT_SERVICE_ACCOUNT
         spec["serviceAccountName"] = name
-        account = await lookup.get(self.catalog, "", "v1", "serviceaccounts", attrs.namespace, name)
+        account = await self.get_service_account(attrs.namespace, name)
         if account is None:
             why = f'serviceaccount "{name}" not found'
             raise forbidden(attrs, f"error looking up service account {attrs.namespace}/{name}: {why}")
