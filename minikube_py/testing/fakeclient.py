@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from minikube_py.api import errors
@@ -455,7 +457,25 @@ class FakeResourceClient:
         if (self._rt.resource, subresource) == ("pods", "eviction"):
             await self.delete(name)
             return {"kind": "Status", "apiVersion": "v1", "status": "Success", "code": 201}
+        if (self._rt.resource, subresource) == ("serviceaccounts", "token"):
+            return _token_request(ns, name, body)
         return copy.deepcopy(dict(body))
+
+
+def _token_request(namespace: str, name: str, body: Mapping[str, Any]) -> Object:
+    """A TokenRequest answered with token ``fake-token-<ns>-<name>-<n>`` expiring after the
+    requested ``spec.expirationSeconds`` (default 3600) of wall time."""
+    seconds = int((body.get("spec") or {}).get("expirationSeconds") or 3600)
+    expires = datetime.fromtimestamp(time.time() + seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    issued = copy.deepcopy(dict(body))
+    issued["status"] = {
+        "token": f"fake-token-{namespace}-{name}-{next(_TOKENS)}",
+        "expirationTimestamp": expires,
+    }
+    return issued
+
+
+_TOKENS = itertools.count(1)
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
