@@ -395,3 +395,41 @@ def test_job_selectable_fields() -> None:
     obj = created(JOB, job())
     obj["status"] = {"succeeded": 2}
     assert JOB.selectable_fields(obj)["status.successful"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        (
+            {"key": "app", "operator": "Bogus"},
+            (
+                "FieldValueInvalid",
+                "spec.selector.matchExpressions[0].operator",
+                "not a valid selector operator",
+            ),
+        ),
+        (
+            {"key": "app", "operator": "In", "values": []},
+            ("FieldValueRequired", "spec.selector.matchExpressions[0].values", "must be specified when"),
+        ),
+        (
+            {"key": "app", "operator": "Exists", "values": ["x"]},
+            ("FieldValueForbidden", "spec.selector.matchExpressions[0].values", "may not be specified when"),
+        ),
+        (
+            {"key": "-bad-", "operator": "Exists"},
+            ("FieldValueInvalid", "spec.selector.matchExpressions[0].key", "name part must consist of"),
+        ),
+    ],
+)
+def test_selector_expressions_are_validated_as_upstream(
+    expression: dict[str, Any], expected: tuple[str, str, str]
+) -> None:
+    """Regression: upstream's ValidateLabelSelector names the bad expression part before the
+    generic ``invalid label selector``."""
+    selector = {"matchLabels": {"app": "web"}, "matchExpressions": [expression]}
+    obj = created(DeploymentStrategy(), workload(selector, {"app": "web"}))
+    found = DeploymentStrategy().validate(obj)
+    reason, field, message = expected
+    assert (found[0].reason, found[0].field) == (reason, field)
+    assert message in found[0].message

@@ -12,9 +12,9 @@ from typing import Any
 
 from apiserver.registry.strategy import Object
 from minikube_py.api.errors import Cause
-from minikube_py.api.field_errors import FieldError, invalid, not_supported, required
+from minikube_py.api.field_errors import FieldError, forbidden, invalid, not_supported, required
 from minikube_py.api.labels import SelectorError, label_selector_as_selector
-from minikube_py.api.validation import is_dns1123_label, validate_labels
+from minikube_py.api.validation import is_dns1123_label, is_qualified_name, validate_labels
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
@@ -114,27 +114,65 @@ def validate_template(
     return errs
 
 
+def validate_label_selector(selector: Any, path: str) -> list[FieldError]:
+    """``ValidateLabelSelector``: label keys and values of ``matchLabels``; each expression's
+    key, and an operator with the values it needs (``In``/``NotIn``: some; ``Exists``/
+    ``DoesNotExist``: none)."""
+    if not isinstance(selector, dict):
+        return []
+    errs = validate_labels(
+        {str(k): str(v) for k, v in (selector.get("matchLabels") or {}).items()}, f"{path}.matchLabels"
+    )
+    for i, expression in enumerate(selector.get("matchExpressions") or []):
+        at = f"{path}.matchExpressions[{i}]"
+        if not isinstance(expression, dict):
+            continue
+        operator, values = expression.get("operator"), expression.get("values") or []
+        if operator in ("In", "NotIn"):
+            if not values:
+                errs.append(required(f"{at}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif operator in ("Exists", "DoesNotExist"):
+            if values:
+                detail = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+                errs.append(forbidden(f"{at}.values", detail))
+        else:
+            errs.append(invalid(f"{at}.operator", operator, "not a valid selector operator"))
+        errs += [
+            invalid(f"{at}.key", expression.get("key"), m)
+            for m in is_qualified_name(str(expression.get("key", "")))
+        ]
+    return errs
+
+
 def validate_selector(spec: Object, kind: str) -> list[FieldError]:
-    """``spec.selector``: required, not empty (``empty selector is invalid for <kind>``), parseable."""
+    """``spec.selector``: required, valid (``validate_label_selector``), not empty
+    (``empty selector is invalid for <kind>``), parseable (``invalid label selector``)."""
     selector = spec.get("selector")
     if selector is None:
         return [required("spec.selector")]
-    errs: list[FieldError] = []
+    errs = validate_label_selector(selector, "spec.selector")
     if isinstance(selector, dict) and not (selector.get("matchLabels") or selector.get("matchExpressions")):
         errs.append(invalid("spec.selector", selector, f"empty selector is invalid for {kind}"))
-    try:
-        label_selector_as_selector(selector)
-    except SelectorError:
+    if parsed_selector(selector) is None:
         errs.append(invalid("spec.selector", selector, "invalid label selector"))
     return errs
 
 
+def parsed_selector(selector: Any) -> Any:
+    try:
+        return label_selector_as_selector(selector)
+    except SelectorError:
+        return None
+
+
 def validate_workload(obj: Object, kind: str, *, replicas: bool = True) -> list[FieldError]:
-    """A Deployment/ReplicaSet/DaemonSet/StatefulSet spec: replicas, selector and template."""
+    """A Deployment/ReplicaSet/DaemonSet/StatefulSet spec: replicas, selector and, when the
+    selector parses, the template (upstream skips it otherwise)."""
     spec = obj.get("spec") or {}
     errs = non_negative(spec, "replicas", "spec") if replicas else []
     errs += validate_selector(spec, kind)
-    errs += validate_template(spec.get("template"), spec.get("selector"), "spec.template")
+    if spec.get("selector") is None or parsed_selector(spec.get("selector")) is not None:
+        errs += validate_template(spec.get("template"), spec.get("selector"), "spec.template")
     return errs
 
 
