@@ -119,7 +119,7 @@ class GarbageCollector:
         try:
             virtual_delete_enqueued = await self.attempt_to_delete_item(node)
         except NamespacedOwnerOfClusterScopedObjectError:
-            log.info("garbagecollector: %s is cluster-scoped but refers to a namespaced owner", node.identity)
+            log.info("%s is cluster-scoped but refers to a namespaced owner", node.identity)
             return
         if not virtual_delete_enqueued and node.virtual:
             raise RequeueItemError(f"item {node.identity} hasn't been observed via informer yet")
@@ -260,7 +260,7 @@ class GarbageCollector:
 
     async def _delete_object(self, identity: ObjectReference, policy: str) -> None:
         resource, _ = self._resource(identity)
-        log.info("garbagecollector: deleting %s with propagation %s", identity, policy)
+        log.info("deleting %s with propagation %s", identity, policy)
         try:
             await resource.delete(
                 identity.name, propagation_policy=policy, preconditions={"uid": identity.uid}
@@ -320,5 +320,5 @@ class GarbageCollector:
             kept = [f for f in finalizers if f != finalizer]
             return {"finalizers": kept or None}
 
-        log.info("garbagecollector: removing the %s finalizer from %s", finalizer, identity)
+        log.info("removing the %s finalizer from %s", finalizer, identity)
         await self._patch_metadata(identity, change)

@@ -135,7 +135,7 @@ class GraphBuilder:
             try:
                 self.process_graph_change(event)
             except Exception:
-                log.exception("garbagecollector: failed to process graph change for %s", event.identity)
+                log.exception("failed to process graph change for %s", event.identity)
 
     # -- applying one change ---------------------------------------------------------------
 
@@ -256,7 +256,7 @@ class GraphBuilder:
 
     def _process_transitions(self, old: Object | None, new: Object, node: Node) -> None:
         if _starts_waiting_for(old, new, ORPHAN_FINALIZER):
-            log.debug("garbagecollector: add %s to the attemptToOrphan", node.identity)
+            log.debug("add %s to the attemptToOrphan", node.identity)
             self.attempt_to_orphan.add(node.uid)
             return
         if _starts_waiting_for(old, new, FOREGROUND_FINALIZER):

@@ -61,11 +61,11 @@ class NamespaceController:
     async def sync(self, key: str) -> None:
         """``syncNamespaceFromKey``: delete the content of a terminating namespace."""
         if self.namespaces.indexer.get_by_key(key) is None:
-            log.info("namespace: namespace has been deleted %s", key)
+            log.info("namespace has been deleted %s", key)
             return
         try:
             await self.deleter.delete(key)
         except ResourcesRemainingError as remaining:
             delay = remaining.estimate // 2 + 1
-            log.info("namespace: content remaining in namespace %s, waiting %d seconds", key, delay)
+            log.info("content remaining in namespace %s, waiting %d seconds", key, delay)
             self.queue.add_after(key, float(delay))

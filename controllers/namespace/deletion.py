@@ -162,7 +162,7 @@ class NamespacedResourcesDeleter:
             try:
                 namespace = await self._namespaces.update_status(updated)
             except ApiError as exc:
-                log.warning("namespace: couldn't update status condition for namespace %q: %s", name, exc)
+                log.warning("couldn't update status condition for namespace %r: %s", name, exc)
         if errors:
             raise ContentDeletionError("; ".join(sorted(errors)))
         return namespace, estimate

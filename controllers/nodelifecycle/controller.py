@@ -157,7 +157,7 @@ class NodeLifecycleController:
             try:
                 await self.monitor_node_health()
             except Exception:
-                log.exception("nodelifecycle: monitoring node health failed")
+                log.exception("monitoring node health failed")
             await self._clock.sleep(self.node_monitor_period)
 
     async def sync(self, key: str) -> None:
@@ -241,7 +241,7 @@ class NodeLifecycleController:
             try:
                 node, observed, current = await self._update_node_health_with_retry(node)
             except ApiError as exc:
-                log.error("nodelifecycle: update health of node %s failed: %s; skipping", name, exc)
+                log.error("update health of node %s failed: %s; skipping", name, exc)
                 continue
             if current is not None:
                 pods = self.pods.indexer.by_index(NODE_NAME_INDEX, name)
@@ -253,7 +253,7 @@ class NodeLifecycleController:
                     try:
                         await self.mark_pods_not_ready(pods, name)
                     except RuntimeError as exc:
-                        log.error("nodelifecycle: %s on node %s; queuing for retry", exc, name)
+                        log.error("%s on node %s; queuing for retry", exc, name)
                         self.nodes_to_retry.add(name)
                         continue
             self.nodes_to_retry.discard(name)
@@ -396,5 +396,5 @@ class NodeLifecycleController:
         ]
         if present:
             name = node["metadata"]["name"]
-            log.info("nodelifecycle: node %s is healthy again, removing all taints", name)
+            log.info("node %s is healthy again, removing all taints", name)
             await swap_node_controller_taint(self._client, name, [], present, self._clock.now())

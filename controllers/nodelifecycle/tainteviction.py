@@ -178,7 +178,7 @@ class TaintEvictionController:
         now = self._clock.now()
         used = matching_tolerations(taints, tolerations)
         if used is None:
-            log.info("taint-eviction-controller: not all taints are tolerated by pod %s; deleting it", key)
+            log.info("not all taints are tolerated by pod %s; deleting it", key)
             self.cancel_work_with_event(key)
             await self.delete_pod(key)
             return

@@ -118,6 +118,6 @@ async def swap_node_controller_taint(
         except ApiError as exc:
             if exc.code == 409 and attempt < CONFLICT_RETRIES - 1:
                 continue
-            log.error("nodelifecycle: failed to swap taints of node %s: %s", node_name, exc)
+            log.error("failed to swap taints of node %s: %s", node_name, exc)
             return False
     return False

@@ -85,7 +85,7 @@ class ServiceAccountController:
             }
             try:
                 await self._client.resource(SERVICEACCOUNTS, key).create(account)
-                log.info("serviceaccount: created %s/%s", key, name)
+                log.info("created %s/%s", key, name)
             except ApiError as exc:
                 if exc.code == 409 and exc.reason == "AlreadyExists":
                     continue
