@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import uvicorn
 from starlette.applications import Starlette
@@ -25,7 +25,11 @@ from minikube_py.metrics import CONTENT_TYPE, REGISTRY, Registry
 HealthCheck = Callable[[], bool]
 
 
-def health_app(checks: Mapping[str, HealthCheck], registry: Registry = REGISTRY) -> Starlette:
+def health_app(
+    checks: Mapping[str, HealthCheck], registry: Registry = REGISTRY, extra_routes: Sequence[Route] = ()
+) -> Starlette:
+    """``extra_routes``: component-specific endpoints (the scheduler's ``/debug/pods/...``)."""
+
     async def health(request: Request) -> Response:
         failed = [name for name, check in checks.items() if not check()]
         if failed:
@@ -37,18 +41,27 @@ def health_app(checks: Mapping[str, HealthCheck], registry: Registry = REGISTRY)
         return Response(registry.render(), headers={"content-type": CONTENT_TYPE})
 
     routes = [Route(f"/{path}", health) for path in ("healthz", "livez", "readyz")]
-    return Starlette(routes=[*routes, Route("/metrics", metrics)])
+    return Starlette(routes=[*routes, Route("/metrics", metrics), *extra_routes])
 
 
 async def serve_health(
-    component: str, host: str, port: int, checks: Mapping[str, HealthCheck], registry: Registry = REGISTRY
+    component: str,
+    host: str,
+    port: int,
+    checks: Mapping[str, HealthCheck],
+    registry: Registry = REGISTRY,
+    extra_routes: Sequence[Route] = (),
 ) -> None:
     """Serve until cancelled on ``http://host:port``; port 0 picks a free port (logged)."""
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     config = uvicorn.Config(
-        health_app(checks, registry), lifespan="off", log_config=None, log_level="warning", access_log=False
+        health_app(checks, registry, extra_routes),
+        lifespan="off",
+        log_config=None,
+        log_level="warning",
+        access_log=False,
     )
     server = _QuietServer(config)
     logging.getLogger(component).info(

@@ -22,10 +22,11 @@ from apiserver.authn.config import AuthenticationConfigError
 from apiserver.server import ServeError
 from apiserver.storage.errors import StoreConfigError
 from controllers.manager.registry import UnknownControllerError
-from minikube_py.cli import apiserver, controller_manager, kubeconfig_cmd, token, up
+from minikube_py.cli import apiserver, controller_manager, kubeconfig_cmd, scheduler_cmd, token, up
 from minikube_py.cli.datadir import ClusterAccessError
 from minikube_py.kubeconfig import KubeconfigError
 from minikube_py.pki import PKIError
+from scheduler.framework.config import ConfigError as SchedulerConfigError
 
 PROG = "minikube-py"
 EXIT_CONFIG_ERROR = 2
@@ -38,6 +39,7 @@ CONFIG_ERRORS: tuple[type[Exception], ...] = (
     AuthenticationConfigError,
     KubeconfigError,
     UnknownControllerError,
+    SchedulerConfigError,
 )
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -59,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_parser(subcommands)
     apiserver.add_parser(subcommands)
     controller_manager.add_parser(subcommands)
+    scheduler_cmd.add_parser(subcommands)
     kubeconfig_cmd.add_parser(subcommands)
     token.add_parser(subcommands)
     return parser

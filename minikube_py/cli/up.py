@@ -3,8 +3,8 @@
 ``up`` prepares the data directory, the cluster PKI and ``admin.kubeconfig``, merges a
 ``minikube-py`` context into the user's kubeconfig (unless ``--no-kubeconfig-merge``), opens the
 store, runs the apiserver on ``https://127.0.0.1:PORT`` and, once it listens, the
-controller-manager (a client of it over HTTPS with its own identity). The scheduler and node
-agents come later; their flags are already accepted.
+controller-manager and the scheduler (clients of it over HTTPS, each with its own identity).
+Node agents come later; their flags are already accepted.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from minikube_py.cli.apiserver import (
 )
 from minikube_py.cli.auditflags import add_up_audit_flag
 from minikube_py.cli.controller_manager import add_manager_flags, manager_options
+from minikube_py.cli.scheduler_cmd import add_up_scheduler_flags, scheduler_options
 from minikube_py.cli.security import up_security
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.identities import ensure_component_identities
@@ -46,6 +47,7 @@ from minikube_py.kubeconfig import (
     write_client_kubeconfig,
 )
 from minikube_py.pki import ClusterPKI, ensure_cluster_pki
+from scheduler.app import SchedulerOptions, run_scheduler
 
 logger = logging.getLogger("kubeconfig")
 
@@ -65,6 +67,7 @@ async def up(
     kubeconfig_merge: bool = True,
     audit_policy: Policy | None = None,
     manager: ManagerOptions | None = None,
+    scheduling: SchedulerOptions | None = None,
 ) -> None:
     """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
     ``kubeconfig_merge`` merges the ``minikube-py`` context into the user's kubeconfig; a
@@ -107,19 +110,35 @@ async def up(
                 sock=sock,
                 on_listening=announce,
             )
-            components = run_components(listening, data_dir, pki, server, manager or ManagerOptions())
+            components = run_components(
+                listening,
+                data_dir,
+                pki,
+                server,
+                manager or ManagerOptions(),
+                scheduling or SchedulerOptions(),
+            )
             await run_together(apiserver, components)
 
 
 async def run_components(
-    listening: asyncio.Event, data_dir: Path, pki: ClusterPKI, server: str, manager: ManagerOptions
+    listening: asyncio.Event,
+    data_dir: Path,
+    pki: ClusterPKI,
+    server: str,
+    manager: ManagerOptions,
+    scheduling: SchedulerOptions,
 ) -> None:
-    """Once the apiserver listens: the controller-manager, with its own identity, over HTTPS
-    on loopback like a separate process would."""
+    """Once the apiserver listens: the controller-manager and the scheduler, each with its own
+    identity, over HTTPS on loopback like separate processes would."""
     await listening.wait()
     kubeconfigs = ensure_component_identities(data_dir, pki, server)
-    config = load_kubeconfig(kubeconfigs["controller-manager"])
-    await run_controller_manager(config, builtin_registry(), manager)
+    await run_together(
+        run_controller_manager(
+            load_kubeconfig(kubeconfigs["controller-manager"]), builtin_registry(), manager
+        ),
+        run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), scheduling),
+    )
 
 
 async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:
@@ -212,6 +231,7 @@ def add_parser(subcommands: Any) -> None:
     )
     add_up_audit_flag(parser)
     add_manager_flags(parser)
+    add_up_scheduler_flags(parser)
     parser.set_defaults(run=_run)
 
 
@@ -223,6 +243,9 @@ async def _run(args: argparse.Namespace) -> None:
         kubeconfig_merge=not args.no_kubeconfig_merge,
         audit_policy=args.audit_policy_file,
         manager=manager_options(args, health_port=None),
+        scheduling=scheduler_options(
+            args, health_port=None if args.scheduler_secure_port < 0 else args.scheduler_secure_port
+        ),
     )
 
 

@@ -1,0 +1,136 @@
+"""``run_scheduler``: the scheduler component as one coroutine (``minikube-py scheduler``, and
+inside ``up``): profiles from a KubeSchedulerConfiguration (or upstream's default profile),
+one framework per profile over the in-tree plugins, informers, leader election on the Lease
+``kube-system/kube-scheduler``, and ``/healthz``, ``/metrics`` and
+``/debug/pods/{namespace}/{name}`` (why each node lost, in the pod's last cycle)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import socket
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from minikube_py.cache.factory import SharedInformerFactory
+from minikube_py.client.config import ClientConfig
+from minikube_py.client.rest import RESTClient
+from minikube_py.clock import Clock, RealClock
+from minikube_py.events import EventRecorder
+from minikube_py.healthserver import serve_health
+from minikube_py.leaderelection import LeaderElector, LeadershipLost
+from scheduler.backend.cache import Snapshot
+from scheduler.framework.config import Profile, default_profile, load_config
+from scheduler.framework.interface import Handle
+from scheduler.framework.registry import Registry
+from scheduler.framework.runtime import Framework
+from scheduler.plugins.registry import in_tree_registry
+from scheduler.scheduler import Scheduler
+
+LEASE_NAMESPACE = "kube-system"
+LEASE_NAME = "kube-scheduler"
+LOOPBACK = "127.0.0.1"
+COMPONENT = "default-scheduler"
+logger = logging.getLogger("scheduler")
+
+
+@dataclass(frozen=True)
+class SchedulerOptions:
+    """``config``: a KubeSchedulerConfiguration file (None: upstream's default profile);
+    ``health_port`` None serves no endpoint (0: a free port); ``qps``/``burst`` pace the client."""
+
+    config: Path | None = None
+    leader_elect: bool = True
+    health_port: int | None = None
+    qps: float = 1000.0
+    burst: int = 2000
+    identity: str = field(default_factory=lambda: f"{socket.gethostname()}_{uuid.uuid4()}")
+
+
+def build_scheduler(
+    client: RESTClient | object,
+    factory: SharedInformerFactory,
+    profiles: list[Profile],
+    percentage: int | None,
+    recorder: object,
+    clock: Clock,
+) -> Scheduler:
+    """One framework per profile over the in-tree plugins, sharing one snapshot."""
+    snapshot = Snapshot()
+    registry = Registry(in_tree_registry())
+    handle = Handle(client, snapshot, recorder, clock)  # type: ignore[arg-type]
+    frameworks = {p.scheduler_name: Framework(p, registry, handle) for p in profiles}
+    return Scheduler(
+        client,  # type: ignore[arg-type]
+        factory,
+        frameworks,
+        {p.scheduler_name: p for p in profiles},
+        recorder,
+        clock=clock,
+        percentage_of_nodes_to_score=percentage,
+        snapshot=snapshot,
+    )
+
+
+async def run_scheduler(config: ClientConfig, options: SchedulerOptions, clock: Clock | None = None) -> None:
+    """Run until cancelled. Raises ``ConfigError`` (a bad ``--config``) before connecting."""
+    if options.config:
+        profiles, percentage = load_config(options.config, known_plugins=in_tree_registry())
+    else:
+        profiles, percentage = [default_profile()], None
+    clock = clock or RealClock()
+    config = dataclasses.replace(
+        config, qps=options.qps, burst=options.burst, user_agent="kube-scheduler/minikube-py"
+    )
+    client = RESTClient(config, clock=clock)
+    current: list[Scheduler] = []
+    try:
+        async with asyncio.TaskGroup() as tasks:
+            if options.health_port is not None:
+                routes = [Route("/debug/pods/{namespace}/{name}", _debug_endpoint(current))]
+                checks = {"ping": lambda: True}
+                tasks.create_task(
+                    serve_health("scheduler", LOOPBACK, options.health_port, checks, extra_routes=routes)
+                )
+
+            async def lead() -> None:
+                factory = SharedInformerFactory(client, clock=clock)
+                recorder = EventRecorder(client, COMPONENT, clock=clock)
+                scheduler = build_scheduler(client, factory, profiles, percentage, recorder, clock)
+                current[:] = [scheduler]
+                async with asyncio.TaskGroup() as inner:
+                    factory.start(inner)
+                    inner.create_task(recorder.run())
+                    inner.create_task(scheduler.run())
+
+            if not options.leader_elect:
+                await lead()
+                return
+            elector = LeaderElector(
+                client, namespace=LEASE_NAMESPACE, name=LEASE_NAME, identity=options.identity, clock=clock
+            )
+            while True:
+                try:
+                    await elector.run(lead)
+                except LeadershipLost:
+                    logger.error("leader election lost; scheduling stopped, campaigning again")
+    finally:
+        await client.close()
+
+
+def _debug_endpoint(current: list[Scheduler]) -> Callable[[Request], Awaitable[Response]]:
+    async def explain(request: Request) -> Response:
+        namespace, name = request.path_params["namespace"], request.path_params["name"]
+        found = current[0].explain(namespace, name) if current else None
+        if found is None:
+            return JSONResponse({"message": f"no scheduling cycle recorded for pod {namespace}/{name}"}, 404)
+        return JSONResponse(found)
+
+    return explain

@@ -1,0 +1,72 @@
+"""ImageLocality (Score): prefers nodes that already have the pod's container images, by
+their size, scaled by how many nodes have them (so one popular image does not pull every
+pod to the same node). Upstream's thresholds: 23 MiB minimum, 1000 MiB per container."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.interface import Handle
+from scheduler.framework.status import SUCCESS, Status
+from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo, Object
+
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+_PRE_SCORE_KEY = "PreScoreImageLocality"
+
+
+def normalized_image_name(name: str) -> str:
+    """``nginx`` -> ``nginx:latest`` (no tag after the last ``/``)."""
+    return name + ":latest" if name.rfind(":") <= name.rfind("/") else name
+
+
+def pod_images(pod: Object) -> list[str]:
+    spec = pod.get("spec") or {}
+    containers = (spec.get("initContainers") or []) + (spec.get("containers") or [])
+    return [normalized_image_name(str(c.get("image") or "")) for c in containers]
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    if num_containers == 0:
+        return 0
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    sum_scores = min(max(sum_scores, MIN_THRESHOLD), max_threshold)
+    return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality:
+    """Score only; registers no events."""
+
+    name = "ImageLocality"
+
+    def __init__(self, args: dict[str, Any], handle: Handle) -> None:
+        self.handle = handle
+
+    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+        """How widespread each of the pod's images is: (images, spread per image)."""
+        images = pod_images(pod)
+        all_nodes = self.handle.snapshot.list()
+        spread: dict[str, float] = {}
+        for image in set(images):
+            having = sum(1 for n in all_nodes if image in n.image_sizes)
+            spread[image] = having / len(all_nodes) if all_nodes else 0.0
+        state.write(_PRE_SCORE_KEY, (images, spread))
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Object, node_info: NodeInfo) -> tuple[int, Status]:
+        pre: tuple[list[str], dict[str, float]] | None = state.get(_PRE_SCORE_KEY)
+        if pre is None:
+            self.pre_score(state, pod, [])
+            pre = state.read(_PRE_SCORE_KEY)
+        images, spread = pre
+        total = 0
+        for image in images:
+            size = node_info.image_sizes.get(image)
+            if size is not None:
+                total += int(size * spread[image])
+        return calculate_priority(total, len(images)), SUCCESS
+
+    def events_to_register(self) -> list[ClusterEvent]:
+        return []

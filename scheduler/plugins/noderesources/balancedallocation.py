@@ -1,0 +1,53 @@
+"""NodeResourcesBalancedAllocation (Score): prefers nodes whose resource fractions (cpu,
+memory by default) would be closest to each other with the pod on them. Best-effort pods
+(no requests for the scored resources) are skipped."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.interface import Handle
+from scheduler.framework.status import SUCCESS, Status
+from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo, Object
+from scheduler.plugins.noderesources.allocation import node_score, parse_resources, pod_request_list
+
+_PRE_SCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"
+
+
+def balanced_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    fractions = [min(r / a, 1.0) for r, a in zip(requested, allocatable, strict=True) if a]
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = sum(fractions) / len(fractions)
+        std = math.sqrt(sum((f - mean) ** 2 for f in fractions) / len(fractions))
+    return int((1 - std) * MAX_NODE_SCORE)
+
+
+class NodeResourcesBalancedAllocation:
+    """Score only; registers no events. Args: ``resources`` [{name, weight}]."""
+
+    name = "NodeResourcesBalancedAllocation"
+
+    def __init__(self, args: dict[str, Any], handle: Handle) -> None:
+        self.resources = parse_resources(args.get("resources"))
+
+    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+        requests = pod_request_list(pod, self.resources, True)
+        if not any(requests):
+            return Status.skip()
+        state.write(_PRE_SCORE_KEY, requests)
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Object, node_info: NodeInfo) -> tuple[int, Status]:
+        requests: list[int] | None = state.get(_PRE_SCORE_KEY)
+        if requests is None:
+            requests = pod_request_list(pod, self.resources, True)
+        return node_score(node_info, requests, self.resources, True, balanced_score), SUCCESS
+
+    def events_to_register(self) -> list[ClusterEvent]:
+        return []

@@ -1,0 +1,75 @@
+"""TaintToleration: Filter rejects nodes with a NoSchedule/NoExecute taint the pod does not
+tolerate; Score prefers nodes with fewer untolerated PreferNoSchedule taints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.interface import Handle
+from scheduler.framework.status import SUCCESS, Status
+from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore, Object
+from scheduler.plugins.events import NODE
+from scheduler.plugins.helper.normalize import default_normalize_score
+from scheduler.plugins.helper.taints import (
+    DO_NOT_SCHEDULE_EFFECTS,
+    PREFER_NO_SCHEDULE,
+    Toleration,
+    find_untolerated_taint,
+    node_taints,
+    pod_tolerations,
+    tolerated,
+)
+
+_PRE_SCORE_KEY = "PreScoreTaintToleration"
+
+
+def prefer_no_schedule_tolerations(pod: Object) -> list[Toleration]:
+    """The tolerations that can tolerate PreferNoSchedule taints (that effect, or any)."""
+    return [t for t in pod_tolerations(pod) if (t.get("effect") or PREFER_NO_SCHEDULE) == PREFER_NO_SCHEDULE]
+
+
+class TaintToleration:
+    """Events: a node added or its taints changed."""
+
+    name = "TaintToleration"
+
+    def __init__(self, args: dict[str, Any], handle: Handle) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Object, node_info: NodeInfo) -> Status:
+        if node_info.node is None:
+            return Status.unresolvable("invalid nodeInfo")
+        taints = node_taints(node_info.node)
+        if not taints:
+            return SUCCESS
+        taint = find_untolerated_taint(taints, pod_tolerations(pod), DO_NOT_SCHEDULE_EFFECTS)
+        if taint is None:
+            return SUCCESS
+        return Status.unresolvable(
+            f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
+        )
+
+    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+        state.write(_PRE_SCORE_KEY, prefer_no_schedule_tolerations(pod))
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Object, node_info: NodeInfo) -> tuple[int, Status]:
+        taints = node_taints(node_info.node)
+        if not taints:
+            return 0, SUCCESS
+        tolerations: list[Toleration] | None = state.get(_PRE_SCORE_KEY)
+        if tolerations is None:
+            tolerations = prefer_no_schedule_tolerations(pod)
+        count = sum(
+            1 for t in taints if t.get("effect") == PREFER_NO_SCHEDULE and not tolerated(t, tolerations)
+        )
+        return count, SUCCESS
+
+    def normalize_score(
+        self, state: CycleState, pod: Object, scores: list[NodeScore]
+    ) -> tuple[list[NodeScore], Status]:
+        return default_normalize_score(MAX_NODE_SCORE, True, scores), SUCCESS
+
+    def events_to_register(self) -> list[ClusterEvent]:
+        return [ClusterEvent(NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT, "NodeAddOrTaintChange")]

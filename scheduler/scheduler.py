@@ -1,0 +1,396 @@
+"""``Scheduler``: the scheduling loop (upstream ``schedule_one.go``), one pod at a time.
+
+    pop -> snapshot -> PreFilter/Filter over nodes -> (none fit) PostFilter, FailedScheduling
+        -> PreScore/Score/normalize/weights -> select host -> assume in cache -> Reserve/Permit
+        -> binding cycle in the background: PreBind, Bind (POST pods/binding), PostBind
+
+A pod that fits nowhere gets a ``FailedScheduling`` Warning event and the condition
+``PodScheduled=False`` (reason ``Unschedulable``) whose message says why, node by node
+(``0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint ...``), and
+waits in the queue until a cluster event could make it fit. A bound pod gets ``Scheduled``.
+Beyond upstream: the last cycle's verdict of every node and every score is kept per pod
+(``explain``) and served at ``/debug/pods/{namespace}/{name}``.
+
+The informers feed two places: unscheduled pods of this scheduler's profiles go to the
+queue; assigned pods and nodes go to the cache, and their changes move waiting pods back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import random
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import now_rfc3339
+from minikube_py.cache.factory import SharedInformerFactory
+from minikube_py.cache.informer import EventHandlerFuncs
+from minikube_py.cache.store import DeletedFinalStateUnknown
+from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
+from minikube_py.client.resourcetypes import NODES, PODS
+from minikube_py.clock import Clock, RealClock
+from minikube_py.metrics import REGISTRY
+from scheduler.backend.cache import Cache, Snapshot
+from scheduler.backend.queue import SchedulingQueue
+from scheduler.framework.config import Profile
+from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.feasible import (
+    SchedulingError,
+    find_nodes_that_fit_pod,
+    fit_error_message,
+    select_host,
+)
+from scheduler.framework.runtime import Framework
+from scheduler.framework.status import Status
+from scheduler.framework.types import ActionType, ClusterEvent, Object, QueuedPodInfo, pod_key
+
+log = logging.getLogger("scheduler")
+EXPLANATIONS_KEPT = 10_000
+NODE_ADD = ClusterEvent("Node", ActionType.ADD, "NodeAdd")
+ASSIGNED_POD_DELETE = ClusterEvent("Pod", ActionType.DELETE, "AssignedPodDelete")
+ASSIGNED_POD_ADD = ClusterEvent("Pod", ActionType.ADD, "AssignedPodAdd")
+
+
+@dataclass
+class Explanation:
+    """The last scheduling cycle of one pod: each node's Filter verdict, each feasible node's
+    scores by plugin, the chosen node or the failure message."""
+
+    cycle: int
+    node_verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    selected: str = ""
+    message: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "selectedNode": self.selected,
+            "message": self.message,
+            "filter": self.node_verdicts,
+            "scores": self.scores,
+        }
+
+
+class Scheduler:
+    """Schedules the pods whose ``spec.schedulerName`` is one of ``frameworks``' profiles."""
+
+    def __init__(
+        self,
+        client: Client,
+        factory: SharedInformerFactory,
+        frameworks: Mapping[str, Framework],
+        profiles: Mapping[str, Profile],
+        recorder: Any,
+        *,
+        clock: Clock | None = None,
+        percentage_of_nodes_to_score: int | None = None,
+        snapshot: Snapshot | None = None,
+    ) -> None:
+        """``snapshot`` is the one the frameworks' handle lists nodes from (filled each cycle)."""
+        self.client = client
+        self.clock: Clock = clock or RealClock()
+        self.frameworks = dict(frameworks)
+        self.profiles = dict(profiles)
+        self.recorder = recorder
+        self.percentage = percentage_of_nodes_to_score
+        first = next(iter(self.frameworks.values()))
+        events: dict[str, list[ClusterEvent]] = {}
+        for fw in self.frameworks.values():
+            events.update(fw.events_to_register())
+        self.cache = Cache(clock=self.clock)
+        self.snapshot = snapshot if snapshot is not None else Snapshot()
+        self.queue = SchedulingQueue(
+            first.queue_sort_less(),
+            clock=self.clock,
+            pre_enqueue=self._pre_enqueue,
+            events_of=lambda plugin: events.get(plugin, []),
+        )
+        self.next_start_node_index = 0
+        self.explanations: OrderedDict[str, Explanation] = OrderedDict()
+        self.rng = random.Random()
+        self._binding: set[asyncio.Task[None]] = set()
+        self.pods = factory.informer(PODS, field_selector="status.phase!=Succeeded,status.phase!=Failed")
+        self.nodes = factory.informer(NODES)
+        self.pods.add_event_handler(
+            EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)
+        )
+        self.nodes.add_event_handler(
+            EventHandlerFuncs(add=self._node_added, update=self._node_updated, delete=self._node_deleted)
+        )
+        self._attempts = REGISTRY.counter(
+            "scheduler_schedule_attempts_total",
+            "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not "
+            "be scheduled, while 'error' means an internal scheduler problem.",
+        )
+        pending = REGISTRY.gauge("scheduler_pending_pods", "Number of pending pods, by the queue type.")
+        pending.set_func(lambda: len(self.queue.pending_pods()[0]), queue="all")
+
+    # -- informer handlers: keys and moves only --------------------------------------------
+
+    def _responsible(self, pod: Object) -> bool:
+        return ((pod.get("spec") or {}).get("schedulerName") or "default-scheduler") in self.frameworks
+
+    def _pod_added(self, pod: Object) -> None:
+        if (pod.get("spec") or {}).get("nodeName"):
+            self.cache.add_pod(pod)
+            self.queue.assigned_pod_added(pod)
+        elif self._responsible(pod) and not pod["metadata"].get("deletionTimestamp"):
+            self.queue.add(pod)
+
+    def _pod_updated(self, old: Object, new: Object) -> None:
+        old_node, new_node = (old.get("spec") or {}).get("nodeName"), (new.get("spec") or {}).get("nodeName")
+        if new_node:
+            if old_node:
+                self.cache.update_pod(old, new)
+                self.queue.assigned_pod_updated(old, new)
+            else:
+                self.queue.delete(old)
+                self.cache.add_pod(new)
+                self.queue.assigned_pod_added(new)
+        elif self._responsible(new):
+            if new["metadata"].get("deletionTimestamp"):
+                self.queue.delete(new)
+            else:
+                self.queue.update(old, new)
+
+    def _pod_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
+        pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        if (pod.get("spec") or {}).get("nodeName"):
+            self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+        else:
+            self.queue.delete(pod)
+        self.explanations.pop(pod_key(pod), None)
+
+    def _node_added(self, node: Object) -> None:
+        self.cache.add_node(node)
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+
+    def _node_updated(self, old: Object, new: Object) -> None:
+        self.cache.update_node(old, new)
+        action = node_update_action(old, new)
+        if action:
+            self.queue.move_all_to_active_or_backoff(ClusterEvent("Node", action, "NodeUpdate"), old, new)
+
+    def _node_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
+        node = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        self.cache.remove_node(node)
+
+    def _pre_enqueue(self, pod: Object) -> Status:
+        fw = self.frameworks.get((pod.get("spec") or {}).get("schedulerName") or "default-scheduler")
+        return fw.run_pre_enqueue(pod) if fw is not None else Status()
+
+    # -- the loop --------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Schedule until cancelled (the informers must be running)."""
+        while not (self.pods.has_synced() and self.nodes.has_synced()):
+            await self.clock.sleep(0.1)
+        log.info("caches are synced; scheduling")
+        async with asyncio.TaskGroup() as tasks:
+            tasks.create_task(self.queue.run())
+            tasks.create_task(self.cache.run())
+            try:
+                while (qpi := await self.queue.pop()) is not None:
+                    await self.schedule_one(qpi)
+            finally:
+                self.queue.close()
+                self.cache.close()
+                for task in self._binding:
+                    task.cancel()
+
+    async def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        """One scheduling cycle for ``qpi``; the binding cycle continues in the background."""
+        pod = qpi.pod
+        fw = self.frameworks.get((pod.get("spec") or {}).get("schedulerName") or "default-scheduler")
+        if fw is None or self._skip(pod):
+            self.queue.done(qpi.key)
+            return
+        cycle = self.queue.scheduling_cycle()
+        state = CycleState()
+        explanation = Explanation(cycle)
+        self._remember(qpi.key, explanation)
+        try:
+            host = await self._schedule(fw, state, qpi, explanation)
+        except Exception as exc:  # a plugin bug must not stop the scheduler
+            log.exception("error scheduling %s", qpi.key)
+            self._attempts.inc(result="error", profile=fw.profile_name)
+            await self._fail(qpi, cycle, Status.as_error(exc), f"running the scheduling cycle: {exc}")
+            return
+        if host is None:
+            self._attempts.inc(result="unschedulable", profile=fw.profile_name)
+            await self._fail(qpi, cycle, Status.unschedulable(explanation.message), explanation.message)
+            return
+        assumed = copy.deepcopy(pod)
+        assumed["spec"]["nodeName"] = host
+        self.cache.assume_pod(assumed)
+        status = fw.run_reserve(state, assumed, host)
+        if status.is_success():
+            status, _timeout = fw.run_permit(state, assumed, host)
+        if not status.is_success():
+            fw.run_unreserve(state, assumed, host)
+            self.cache.forget_pod(assumed)
+            self._attempts.inc(result="unschedulable", profile=fw.profile_name)
+            await self._fail(qpi, cycle, status, status.message())
+            return
+        self.queue.done(qpi.key)
+        task = asyncio.ensure_future(self._bind(fw, state, qpi, assumed, host, cycle))
+        self._binding.add(task)
+        task.add_done_callback(self._binding.discard)
+
+    def _skip(self, pod: Object) -> bool:
+        """A pod being deleted, or already assumed (its binding is in flight), is skipped."""
+        return bool(pod["metadata"].get("deletionTimestamp")) or self.cache.is_assumed(pod)
+
+    async def _schedule(
+        self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, explanation: Explanation
+    ) -> str | None:
+        """The node for ``qpi``'s pod, or None with ``explanation.message`` saying why not;
+        every plugin that rejected a node is recorded on ``qpi`` (their events requeue it)."""
+        pod = qpi.pod
+        self.cache.update_snapshot(self.snapshot)
+        nodes = self.snapshot.list()
+        if not nodes:
+            explanation.message = fit_error_message(0, {})
+            return None
+        fit = find_nodes_that_fit_pod(fw, state, pod, nodes, self.next_start_node_index, self._percentage(fw))
+        self.next_start_node_index = fit.next_start_index
+        explanation.node_verdicts = {name: _verdict(s) for name, s in fit.diagnosis.statuses.items()}
+        explanation.node_verdicts.update({n.name: {"code": "Success"} for n in fit.feasible})
+        if not fit.feasible:
+            qpi.unschedulable_plugins |= fit.diagnosis.unschedulable_plugins
+            qpi.pending_plugins |= fit.diagnosis.pending_plugins
+            post_message = ""
+            if fit.diagnosis.statuses and not fit.diagnosis.pre_filter_message:
+                _result, post_status = await fw.run_post_filter(state, pod, fit.diagnosis.statuses)
+                post_message = post_status.message()
+            explanation.message = fit.diagnosis.message(len(nodes), post_message)
+            return None
+        feasible = fit.feasible
+        if len(feasible) == 1:
+            explanation.selected = feasible[0].name
+            return explanation.selected
+        fw.run_pre_score(state, pod, feasible)
+        scored, status = fw.run_score_plugins(state, pod, feasible)
+        if not status.is_success():
+            raise SchedulingError(status)
+        explanation.scores = {name: dict(by_plugin) for name, by_plugin in scored}
+        totals = [(name, sum(by_plugin.values())) for name, by_plugin in scored]
+        explanation.selected = select_host(totals, self.rng)
+        return explanation.selected
+
+    def _percentage(self, fw: Framework) -> int | None:
+        profile = self.profiles.get(fw.profile_name)
+        if profile is not None and profile.percentage_of_nodes_to_score is not None:
+            return profile.percentage_of_nodes_to_score
+        return self.percentage
+
+    async def _bind(
+        self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Object, host: str, cycle: int
+    ) -> None:
+        status = await fw.run_pre_bind(state, assumed, host)
+        if status.is_success():
+            status = await fw.run_bind(state, assumed, host)
+        if not status.is_success():
+            fw.run_unreserve(state, assumed, host)
+            self.cache.forget_pod(assumed)
+            if _already_bound(status):
+                log.info("%s is already bound; forgetting it", qpi.key)
+                return
+            self._attempts.inc(result="error", profile=fw.profile_name)
+            await self._fail(qpi, cycle, status, f"binding rejected: {status.message()}")
+            return
+        self.cache.finish_binding(assumed)
+        self._attempts.inc(result="scheduled", profile=fw.profile_name)
+        meta = assumed["metadata"]
+        self.recorder.event(
+            assumed,
+            "Normal",
+            "Scheduled",
+            f"Successfully assigned {meta['namespace']}/{meta['name']} to {host}",
+        )
+        fw.run_post_bind(state, assumed, host)
+
+    async def _fail(self, qpi: QueuedPodInfo, cycle: int, status: Status, message: str) -> None:
+        """Record why, requeue, and set ``PodScheduled=False`` (upstream handleSchedulingFailure)."""
+        if status.plugin:
+            qpi.unschedulable_plugins.add(status.plugin)
+        self.queue.add_unschedulable_if_not_present(qpi, cycle)
+        self.queue.done(qpi.key)
+        pod = qpi.pod
+        self.recorder.event(pod, "Warning", "FailedScheduling", message)
+        reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": reason,
+            "message": message,
+            "lastProbeTime": None,
+            "lastTransitionTime": now_rfc3339(),
+        }
+        current = next(
+            (c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"),
+            None,
+        )
+        if current and (current.get("reason"), current.get("message")) == (reason, message):
+            return
+        patch = {"status": {"conditions": [condition]}}
+        try:
+            await self.client.resource(PODS, pod["metadata"]["namespace"]).patch(
+                pod["metadata"]["name"], patch, patch_type=STRATEGIC_MERGE_PATCH, subresource="status"
+            )
+        except ApiError as err:
+            if err.code != 404:
+                log.warning("cannot update the PodScheduled condition of %s: %s", qpi.key, err)
+
+    def _remember(self, key: str, explanation: Explanation) -> None:
+        self.explanations[key] = explanation
+        self.explanations.move_to_end(key)
+        while len(self.explanations) > EXPLANATIONS_KEPT:
+            self.explanations.popitem(last=False)
+
+    def explain(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The last cycle of ``namespace/name`` (None when it was never tried or is gone)."""
+        found = self.explanations.get(f"{namespace}/{name}")
+        return found.as_dict() if found is not None else None
+
+
+def _verdict(status: Status) -> dict[str, Any]:
+    return {
+        "code": status.code.name.title().replace("_", ""),
+        "plugin": status.plugin,
+        "reasons": list(status.reasons),
+    }
+
+
+def _already_bound(status: Status) -> bool:
+    error = status.error
+    return isinstance(error, ApiError) and error.code == 409
+
+
+def node_update_action(old: Object, new: Object) -> ActionType:
+    """Which kinds of node change happened (upstream ``nodeSchedulingPropertiesChange``)."""
+    action = ActionType(0)
+    old_status, new_status = old.get("status") or {}, new.get("status") or {}
+    if old_status.get("allocatable") != new_status.get("allocatable"):
+        action |= ActionType.UPDATE_NODE_ALLOCATABLE
+    if (old.get("metadata") or {}).get("labels") != (new.get("metadata") or {}).get("labels"):
+        action |= ActionType.UPDATE_NODE_LABEL
+    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
+    if old_spec.get("taints") != new_spec.get("taints") or old_spec.get("unschedulable") != new_spec.get(
+        "unschedulable"
+    ):
+        action |= ActionType.UPDATE_NODE_TAINT
+    if _ready(old_status) != _ready(new_status):
+        action |= ActionType.UPDATE_NODE_CONDITION
+    return action
+
+
+def _ready(status: Object) -> Any:
+    return [(c.get("type"), c.get("status")) for c in status.get("conditions") or []]
