@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
-from minikube_py.client.resourcetypes import NODES, PODS
+from minikube_py.client.resourcetypes import NODES, PODS, SERVICEACCOUNTS
 from tests.cluster import free_port
 
 NAMESPACE = "default"
@@ -151,6 +151,8 @@ async def schedule(client: RESTClient, prefix: str, count: int) -> tuple[float, 
 
 async def run(args: argparse.Namespace) -> None:
     async with cluster(args.store) as client:
+        # no controllers run: make the service account pods need, as the controller would
+        await client.resource(SERVICEACCOUNTS, NAMESPACE).create({"metadata": {"name": "default"}})
         start = time.monotonic()
         await make_nodes(client, args.nodes)
         nodes_seconds = time.monotonic() - start

@@ -59,21 +59,25 @@ ASSIGNED_POD_ADD = ClusterEvent("Pod", ActionType.ADD, "AssignedPodAdd")
 @dataclass
 class Explanation:
     """The last scheduling cycle of one pod: each node's Filter verdict, each feasible node's
-    scores by plugin, the chosen node or the failure message."""
+    scores by plugin, the chosen node or the failure message. Kept as computed (formatting
+    them for every pod would cost more than scoring); ``as_dict`` renders them on request."""
 
     cycle: int
-    node_verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    statuses: Mapping[str, Status] = field(default_factory=dict)
+    feasible: list[str] = field(default_factory=list)
+    scored: list[tuple[str, dict[str, int]]] = field(default_factory=list)
     selected: str = ""
     message: str = ""
 
     def as_dict(self) -> dict[str, Any]:
+        verdicts = {name: _verdict(status) for name, status in self.statuses.items()}
+        verdicts.update({name: {"code": "Success"} for name in self.feasible})
         return {
             "cycle": self.cycle,
             "selectedNode": self.selected,
             "message": self.message,
-            "filter": self.node_verdicts,
-            "scores": self.scores,
+            "filter": verdicts,
+            "scores": {name: dict(by_plugin) for name, by_plugin in self.scored},
         }
 
 
@@ -261,8 +265,8 @@ class Scheduler:
             return None
         fit = find_nodes_that_fit_pod(fw, state, pod, nodes, self.next_start_node_index, self._percentage(fw))
         self.next_start_node_index = fit.next_start_index
-        explanation.node_verdicts = {name: _verdict(s) for name, s in fit.diagnosis.statuses.items()}
-        explanation.node_verdicts.update({n.name: {"code": "Success"} for n in fit.feasible})
+        explanation.statuses = fit.diagnosis.statuses
+        explanation.feasible = [n.name for n in fit.feasible]
         if not fit.feasible:
             qpi.unschedulable_plugins |= fit.diagnosis.unschedulable_plugins
             qpi.pending_plugins |= fit.diagnosis.pending_plugins
@@ -280,7 +284,7 @@ class Scheduler:
         scored, status = fw.run_score_plugins(state, pod, feasible)
         if not status.is_success():
             raise SchedulingError(status)
-        explanation.scores = {name: dict(by_plugin) for name, by_plugin in scored}
+        explanation.scored = scored
         totals = [(name, sum(by_plugin.values())) for name, by_plugin in scored]
         explanation.selected = select_host(totals, self.rng)
         return explanation.selected
