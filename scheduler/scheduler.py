@@ -42,7 +42,6 @@ from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.feasible import (
     SchedulingError,
     find_nodes_that_fit_pod,
-    fit_error_message,
     select_host,
 )
 from scheduler.framework.runtime import Framework
@@ -51,6 +50,7 @@ from scheduler.framework.types import ActionType, ClusterEvent, Object, QueuedPo
 
 log = logging.getLogger("scheduler")
 EXPLANATIONS_KEPT = 10_000
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"  # upstream's ErrNoNodesAvailable
 NODE_ADD = ClusterEvent("Node", ActionType.ADD, "NodeAdd")
 ASSIGNED_POD_DELETE = ClusterEvent("Pod", ActionType.DELETE, "AssignedPodDelete")
 ASSIGNED_POD_ADD = ClusterEvent("Pod", ActionType.ADD, "AssignedPodAdd")
@@ -261,7 +261,7 @@ class Scheduler:
         self.cache.update_snapshot(self.snapshot)
         nodes = self.snapshot.list()
         if not nodes:
-            explanation.message = fit_error_message(0, {})
+            explanation.message = NO_NODES_AVAILABLE
             return None
         fit = find_nodes_that_fit_pod(fw, state, pod, nodes, self.next_start_node_index, self._percentage(fw))
         self.next_start_node_index = fit.next_start_index
