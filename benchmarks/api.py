@@ -1,6 +1,5 @@
 """API benchmark: the apiserver against raw Starlette baselines, in one run.
 
-    .venv/bin/pip install -e '.[bench]'     # aiohttp: fills the pods, drives the watch scenario
     apt-get install wrk                      # GET, LIST and create load client
     .venv/bin/python benchmarks/api.py [--pods 10000] [--seconds 5] [--store memory://]
 

@@ -2,8 +2,8 @@
 
     python benchmarks/api_baseline.py --port P --pki DIR/pki --data FILE
 
-Same process style as the apiserver: uvicorn's h11 protocol (the apiserver's), HTTPS with the
-cluster's serving certificate and optional client certificates verified against the cluster CA,
+Same process style as the apiserver: uvicorn's httptools protocol on uvloop (the apiserver's),
+HTTPS with the cluster's serving certificate and optional client certificates verified against the cluster CA,
 no access log. ``FILE`` is JSON ``{"pod": {...}, "items": [...]}`` taken from the cluster.
 
 Routes (each the plainest way Starlette does the job):
@@ -130,7 +130,8 @@ def main() -> None:
         build_app(data["pod"], data["items"]),
         host="127.0.0.1",
         port=args.port,
-        http="h11",
+        http="httptools",
+        loop="uvloop",
         ssl_certfile=args.pki / "apiserver.crt",
         ssl_keyfile=args.pki / "apiserver.key",
         ssl_ca_certs=str(args.pki / "ca.crt"),

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 WRK_INSTALL = "install it with `apt-get install wrk` (Debian/Ubuntu) or `brew install wrk` (macOS)"
-AIOHTTP_INSTALL = "install the bench extra: `.venv/bin/pip install -e '.[bench]'`"
+AIOHTTP_INSTALL = "aiohttp is a dependency: `.venv/bin/pip install -e .`"
 
 
 # wrk

@@ -30,6 +30,7 @@ from minikube_py.client.resourcetypes import LEASES
 from minikube_py.clock import Clock, RealClock
 
 JITTER_FACTOR = 1.2  # an acquire retry waits retry_period * (1 + random() * JITTER_FACTOR)
+RELEASE_TIMEOUT = 2.0  # seconds a release on shutdown may take
 
 log = logging.getLogger("leaderelection")
 
@@ -173,7 +174,8 @@ class LeaderElector:
         return True
 
     async def _release(self) -> None:
-        """Give the Lease up if we hold it (best effort, bounded by ``renew_deadline``)."""
+        """Give the Lease up if we hold it (best effort, within ``RELEASE_TIMEOUT``: shutdown
+        must not wait on an apiserver that is gone; the Lease then simply expires)."""
         if not self._holds() or self._lease is None:
             return
         stamp = _micro_time(self._clock.now())
@@ -185,7 +187,7 @@ class LeaderElector:
             "leaseTransitions": int(self._observed.get("leaseTransitions") or 0),
         }
         update = self._write(self._leases.update({**self._lease, "spec": released}))
-        if await _within(self._clock, self._renew_deadline, update):
+        if await _within(self._clock, min(self._renew_deadline, RELEASE_TIMEOUT), update):
             log.info("%s: %s released", self._desc, self._identity)
         else:
             log.warning("%s: %s failed to release the lease", self._desc, self._identity)

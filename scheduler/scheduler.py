@@ -47,6 +47,7 @@ from scheduler.framework.feasible import (
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
 from scheduler.framework.types import ActionType, ClusterEvent, Object, QueuedPodInfo, pod_key
+from scheduler.plugins.defaultpreemption.nominator import Nominator
 
 log = logging.getLogger("scheduler")
 EXPLANATIONS_KEPT = 10_000
@@ -68,6 +69,7 @@ class Explanation:
     scored: list[tuple[str, dict[str, int]]] = field(default_factory=list)
     selected: str = ""
     message: str = ""
+    nominated: str = ""  # the node preemption made room on
 
     def as_dict(self) -> dict[str, Any]:
         verdicts = {name: _verdict(status) for name, status in self.statuses.items()}
@@ -76,6 +78,7 @@ class Explanation:
             "cycle": self.cycle,
             "selectedNode": self.selected,
             "message": self.message,
+            "nominatedNode": self.nominated,
             "filter": verdicts,
             "scores": {name: dict(by_plugin) for name, by_plugin in self.scored},
         }
@@ -116,6 +119,10 @@ class Scheduler:
             events_of=lambda plugin: events.get(plugin, []),
         )
         self.next_start_node_index = 0
+        # pods preemption made room for: counted on their node for pods of lower or equal priority
+        self.nominator = Nominator()
+        for fw in self.frameworks.values():
+            fw.handle.extras["nominator"] = self.nominator
         self.explanations: OrderedDict[str, Explanation] = OrderedDict()
         self.rng = random.Random()
         self._binding: set[asyncio.Task[None]] = set()
@@ -146,6 +153,7 @@ class Scheduler:
             self.queue.assigned_pod_added(pod)
         elif self._responsible(pod) and not pod["metadata"].get("deletionTimestamp"):
             self.queue.add(pod)
+            self.nominator.add_pod(pod)
 
     def _pod_updated(self, old: Object, new: Object) -> None:
         old_node, new_node = (old.get("spec") or {}).get("nodeName"), (new.get("spec") or {}).get("nodeName")
@@ -155,13 +163,16 @@ class Scheduler:
                 self.queue.assigned_pod_updated(old, new)
             else:
                 self.queue.delete(old)
+                self.nominator.delete_pod(old)
                 self.cache.add_pod(new)
                 self.queue.assigned_pod_added(new)
         elif self._responsible(new):
             if new["metadata"].get("deletionTimestamp"):
                 self.queue.delete(new)
+                self.nominator.delete_pod(new)
             else:
                 self.queue.update(old, new)
+                self.nominator.update_pod(old, new)
 
     def _pod_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
         pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
@@ -170,6 +181,7 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
         else:
             self.queue.delete(pod)
+            self.nominator.delete_pod(pod)
         self.explanations.pop(pod_key(pod), None)
 
     def _node_added(self, node: Object) -> None:
@@ -229,11 +241,13 @@ class Scheduler:
             return
         if host is None:
             self._attempts.inc(result="unschedulable", profile=fw.profile_name)
-            await self._fail(qpi, cycle, Status.unschedulable(explanation.message), explanation.message)
+            status = Status.unschedulable(explanation.message)
+            await self._fail(qpi, cycle, status, explanation.message, explanation.nominated or None)
             return
         assumed = copy.deepcopy(pod)
         assumed["spec"]["nodeName"] = host
         self.cache.assume_pod(assumed)
+        self.nominator.delete_pod(pod)
         status = fw.run_reserve(state, assumed, host)
         if status.is_success():
             status, _timeout = fw.run_permit(state, assumed, host)
@@ -263,7 +277,11 @@ class Scheduler:
         if not nodes:
             explanation.message = NO_NODES_AVAILABLE
             return None
-        fit = find_nodes_that_fit_pod(fw, state, pod, nodes, self.next_start_node_index, self._percentage(fw))
+        # nominated pods of at least this pod's priority hold their room (upstream addNominatedPods)
+        filtered = self.nominator.with_nominated_pods(pod, nodes)
+        fit = find_nodes_that_fit_pod(
+            fw, state, pod, filtered, self.next_start_node_index, self._percentage(fw)
+        )
         self.next_start_node_index = fit.next_start_index
         explanation.statuses = fit.diagnosis.statuses
         explanation.feasible = [n.name for n in fit.feasible]
@@ -272,11 +290,16 @@ class Scheduler:
             qpi.pending_plugins |= fit.diagnosis.pending_plugins
             post_message = ""
             if fit.diagnosis.statuses and not fit.diagnosis.pre_filter_message:
-                _result, post_status = await fw.run_post_filter(state, pod, fit.diagnosis.statuses)
+                result, post_status = await fw.run_post_filter(state, pod, fit.diagnosis.statuses)
                 post_message = post_status.message()
+                if result is not None and result.nominated_node_name:
+                    explanation.nominated = result.nominated_node_name
             explanation.message = fit.diagnosis.message(len(nodes), post_message)
             return None
         feasible = fit.feasible
+        if filtered is not nodes:  # score the nodes as they are
+            by_name = {node.name: node for node in nodes}
+            feasible = [by_name[node.name] for node in feasible]
         if len(feasible) == 1:
             explanation.selected = feasible[0].name
             return explanation.selected
@@ -321,13 +344,20 @@ class Scheduler:
         )
         fw.run_post_bind(state, assumed, host)
 
-    async def _fail(self, qpi: QueuedPodInfo, cycle: int, status: Status, message: str) -> None:
-        """Record why, requeue, and set ``PodScheduled=False`` (upstream handleSchedulingFailure)."""
+    async def _fail(
+        self, qpi: QueuedPodInfo, cycle: int, status: Status, message: str, nominated: str | None = None
+    ) -> None:
+        """Record why, requeue, and set ``PodScheduled=False`` (upstream handleSchedulingFailure);
+        ``nominated``: the node preemption made room on, written to ``status.nominatedNodeName``
+        (None keeps the pod's nomination as it is)."""
         if status.plugin:
             qpi.unschedulable_plugins.add(status.plugin)
         self.queue.add_unschedulable_if_not_present(qpi, cycle)
         self.queue.done(qpi.key)
         pod = qpi.pod
+        current_nomination = (pod.get("status") or {}).get("nominatedNodeName") or ""
+        self.nominator.nominate(pod, current_nomination if nominated is None else nominated)
+        nominate = nominated is not None and nominated != current_nomination
         self.recorder.event(pod, "Warning", "FailedScheduling", message)
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
         condition = {
@@ -342,9 +372,11 @@ class Scheduler:
             (c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"),
             None,
         )
-        if current and (current.get("reason"), current.get("message")) == (reason, message):
+        if current and (current.get("reason"), current.get("message")) == (reason, message) and not nominate:
             return
-        patch = {"status": {"conditions": [condition]}}
+        patch: dict[str, Any] = {"status": {"conditions": [condition]}}
+        if nominate:
+            patch["status"]["nominatedNodeName"] = nominated
         try:
             await self.client.resource(PODS, pod["metadata"]["namespace"]).patch(
                 pod["metadata"]["name"], patch, patch_type=STRATEGIC_MERGE_PATCH, subresource="status"

@@ -70,8 +70,8 @@ SCHEDULER_RULES = [
     rule(("get", "update"), "coordination.k8s.io", ("leases",), ("kube-scheduler",)),
     rule("create", "", ("endpoints",)),
     rule(("get", "update"), "", ("endpoints",), ("kube-scheduler",)),
-    rule(("delete", "get", "list", "watch"), "", ("nodes",)),
-    rule(READ, "", ("pods",)),
+    rule(READ, "", ("nodes",)),
+    rule(("get", "list", "watch", "delete"), "", ("pods",)),  # delete: preemption
     rule("create", "", ("pods/binding", "bindings")),
     rule(("patch", "update"), "", ("pods/status",)),
     rule(READ, "", ("replicationcontrollers", "services")),

@@ -118,7 +118,7 @@ async def up(
                 manager or ManagerOptions(),
                 scheduling or SchedulerOptions(),
             )
-            await run_together(apiserver, components)
+            await serve_with_components(apiserver, components)
 
 
 async def run_components(
@@ -139,6 +139,25 @@ async def run_components(
         ),
         run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), scheduling),
     )
+
+
+async def serve_with_components(
+    apiserver: Coroutine[Any, Any, None], components: Coroutine[Any, Any, None]
+) -> None:
+    """The apiserver and its clients until one fails or both are cancelled. On the way out the
+    components stop first, while the apiserver still serves (they release their leases and
+    finish their last writes), then the apiserver. A failure is re-raised as itself."""
+    serving = asyncio.ensure_future(apiserver)
+    running = asyncio.ensure_future(components)
+    try:
+        done, _ = await asyncio.wait({serving, running}, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()
+    finally:
+        for task in (running, serving):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:

@@ -112,6 +112,7 @@ def default_plugins() -> dict[str, PluginSet]:
                 ("VolumeBinding", 0),
                 ("PodTopologySpread", 2),
                 ("InterPodAffinity", 2),
+                ("DefaultPreemption", 0),
                 ("NodeResourcesBalancedAllocation", 1),
                 ("ImageLocality", 1),
                 ("DefaultBinder", 0),

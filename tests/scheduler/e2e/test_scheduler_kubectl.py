@@ -184,3 +184,66 @@ def test_pods_of_another_scheduler_are_left_alone(cluster: Cluster) -> None:
     assert not mine["spec"].get("nodeName") and not mine["status"].get("conditions")
     assert not [e for e in get(cluster, "-n", ns, "events")["items"] if e["involvedObject"]["name"] == "mine"]
     assert kubectl(cluster, "-n", ns, "get", "pod", "mine").returncode == 0
+
+
+def test_a_high_priority_pod_preempts_a_lower_priority_one(cluster: Cluster) -> None:
+    ns = namespace(cluster, "preempt")
+    toleration = {"key": "pool", "operator": "Equal", "value": "preempt", "effect": "NoSchedule"}
+    with cluster.admin_client() as admin:  # tainted: the other tests' pods stay off it
+        taint = {"key": "pool", "value": "preempt", "effect": "NoSchedule"}
+        make_node(admin, "n4", cpu="1", labels={"pool": "preempt"}, taints=[taint])
+    try:
+        ok(cluster, "create", "priorityclass", "high", "--value=1000")
+        placement = {"nodeSelector": {"pool": "preempt"}, "tolerations": [toleration]}
+        resources = {"requests": {"cpu": "400m"}}
+        deployment = {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "low"},
+            "spec": {
+                "replicas": 2,
+                "selector": {"matchLabels": {"app": "low"}},
+                "template": {
+                    "metadata": {"labels": {"app": "low"}},
+                    "spec": {
+                        # no node agent here: a pod bound to n4 is deleted at once only without grace
+                        "terminationGracePeriodSeconds": 0,
+                        "containers": [{"name": "c", "image": "nginx", "resources": resources}],
+                        **placement,
+                    },
+                },
+            },
+        }
+        manifest = cluster.data_dir.parent / f"{ns}-low.json"
+        manifest.write_text(json.dumps(deployment))
+        ok(cluster, "-n", ns, "create", "-f", str(manifest))
+        low = placed(cluster, ns, 2)
+        assert {p["spec"]["nodeName"] for p in low} == {"n4"}
+        run_pod(
+            cluster,
+            ns,
+            "high",
+            priorityClassName="high",
+            containers=[{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "600m"}}}],
+            **placement,
+        )
+        high = eventually(
+            lambda: (pod := get(cluster, "-n", ns, "pod", "high"))["spec"].get("nodeName") and pod,
+            "the high-priority pod bound",
+        )
+        assert high["spec"]["nodeName"] == "n4" and high["spec"]["priority"] == 1000
+        assert high["status"].get("nominatedNodeName") == "n4"
+        preempted = eventually(
+            lambda: [e for e in get(cluster, "-n", ns, "events")["items"] if e["reason"] == "Preempted"],
+            "a Preempted event",
+        )
+        assert len(preempted) == 1, preempted
+        assert preempted[0]["message"] == f"Preempted by pod {high['metadata']['uid']} on node n4"
+        victim = preempted[0]["involvedObject"]["name"]
+        assert victim in {p["metadata"]["name"] for p in low}
+        current = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in pods(cluster, ns)}
+        assert victim not in current
+        on_n4 = sorted(name for name, node in current.items() if node == "n4")
+        assert len(on_n4) == 2 and "high" in on_n4  # the replacement low pod waits: no room left
+    finally:
+        ok(cluster, "delete", "node", "n4")

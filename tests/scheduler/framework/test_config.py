@@ -33,6 +33,7 @@ DEFAULT_MULTI_POINT = [
     ("VolumeBinding", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
+    ("DefaultPreemption", 0),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", 0),
