@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 from collections.abc import Coroutine, Sequence
@@ -133,5 +134,16 @@ class _EventFormatter(logging.Formatter):
         return line
 
 
+def entry_point() -> NoReturn:
+    """The console script: ``main``, then leave at once. A cluster's heap (millions of cached
+    objects) takes the interpreter seconds to tear down after a clean stop, past the few seconds
+    a SIGTERM may take; everything that must persist is closed by then, so flush and exit."""
+    code = main()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry_point()
