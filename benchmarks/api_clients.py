@@ -127,6 +127,7 @@ def pod_manifest(name: str, node_name: str = "") -> dict[str, Any]:
     """A pod of ordinary size: labels, an annotation, one container with env, a port and
     resource requests (about 1 KiB once the apiserver has defaulted it)."""
     spec: dict[str, Any] = {
+        "schedulerName": "benchmark-unscheduled",  # the scheduler in up leaves these pods alone
         "containers": [
             {
                 "name": "app",
@@ -135,7 +136,7 @@ def pod_manifest(name: str, node_name: str = "") -> dict[str, Any]:
                 "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
             }
-        ]
+        ],
     }
     if node_name:
         spec["nodeName"] = node_name

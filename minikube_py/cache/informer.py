@@ -105,6 +105,9 @@ class _Delete:
 _Notification = _Add | _Update | _Delete
 
 
+YIELD_EVERY = 100  # notifications a listener delivers before it lets other tasks run
+
+
 class _Listener:
     """One handler with its own unbounded buffer, drained by its own task."""
 
@@ -114,12 +117,18 @@ class _Listener:
         self.queue: asyncio.Queue[_Notification] = asyncio.Queue()
 
     async def run(self) -> None:
+        delivered = 0
         while True:
             notification = await self.queue.get()
             try:
                 self._deliver(notification)
             except Exception:
                 logger.exception("%s: event handler %r failed", self.name, self.handler)
+            delivered += 1
+            if delivered % YIELD_EVERY == 0:
+                # a full buffer (a relist of 20,000 pods) never suspends ``get``: let the rest
+                # of the process (the apiserver, in ``up``) run, and cancellation in
+                await asyncio.sleep(0)
 
     def _deliver(self, n: _Notification) -> None:
         if isinstance(n, _Add):

@@ -3,6 +3,7 @@ failing and late handlers, indexes."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -221,3 +222,26 @@ async def test_wait_for_cache_sync_polls_other_callables_on_the_clock() -> None:
         assert not waiter.done()
         await clock.step(0.1)
         await eventually(waiter.done)
+
+
+async def test_a_full_listener_buffer_lets_other_tasks_run() -> None:
+    """Regression: ``Queue.get`` on a non-empty buffer never suspends, so a relist of 20,000
+    objects kept the event loop (the apiserver, in ``up``) busy until every handler call was
+    done, and cancellation could not get in. A listener now yields every ``YIELD_EVERY``."""
+    from minikube_py.cache.informer import YIELD_EVERY, EventHandlerFuncs, _Add, _Listener
+
+    order: list[str] = []
+    listener = _Listener(EventHandlerFuncs(add=lambda obj: order.append("event")), "test")
+    for i in range(YIELD_EVERY * 5):
+        listener.queue.put_nowait(_Add({"metadata": {"name": str(i)}}, False))
+
+    async def other_work() -> None:
+        order.append("other")
+
+    delivering = asyncio.ensure_future(listener.run())
+    other = asyncio.ensure_future(other_work())
+    while len(order) < YIELD_EVERY * 5 + 1:
+        await asyncio.sleep(0)
+    delivering.cancel()
+    await other
+    assert order.index("other") <= YIELD_EVERY
