@@ -36,6 +36,19 @@ async def get(
         return None
 
 
+async def get_cached(
+    catalog: Catalog, group: str, version: str, resource: str, namespace: str, name: str
+) -> Object | None:
+    """The object as the watch cache has it (upstream's informer lister); None when the cache
+    has no such object (it may have been created a moment ago: see ``get``)."""
+    try:
+        return await store(catalog, group, version, resource).get(namespace, name, resource_version="0")
+    except errors.ApiError as err:
+        if err.code == 404:
+            return None
+        raise
+
+
 async def list_cached(
     catalog: Catalog, group: str, version: str, resource: str, namespace: str, *, fresh: bool = False
 ) -> list[Object]:

@@ -92,7 +92,11 @@ class ServiceAccount(Plugin):
         self.catalog = catalog
 
     async def get_service_account(self, namespace: str, name: str) -> Object | None:
-        """The service account as stored; ``default`` gets a few more looks (see module doc)."""
+        """The service account from the watch cache, else as stored (created a moment ago);
+        ``default`` gets a few more looks (see module doc), as upstream's lister-then-live lookup."""
+        cached = await lookup.get_cached(self.catalog, "", "v1", "serviceaccounts", namespace, name)
+        if cached is not None:
+            return cached
         attempts = DEFAULT_LOOKUP_ATTEMPTS if name == DEFAULT_SERVICE_ACCOUNT else 1
         interval = random.uniform(0.1, 0.2)
         for attempt in range(attempts):
