@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from minikube_py.api.errors import ApiError
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client.resourcetypes import NODES, PODS
 from minikube_py.clock import FakeClock
@@ -100,3 +101,57 @@ async def test_a_pod_that_fits_nowhere_names_each_reason() -> None:
     message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}."
     assert recorder.events[0].startswith(f"Warning FailedScheduling {message}")
     assert str(patched_condition(fake)["message"]).startswith(message)
+
+
+async def test_a_binding_conflict_forgets_the_pod_and_moves_on() -> None:
+    """Bad input: the pod was bound by someone else meanwhile (409): the assumed pod is
+    forgotten, nothing is recorded as a failure, and the next pod is scheduled."""
+    fake = FakeClient()
+    scheduler, recorder = scheduler_over(fake)
+    node = fake.seed(NODES, make_node("n1"))[0]
+    scheduler._node_added(node)
+    first, second = fake.seed(PODS, make_pod("taken"), make_pod("next"))
+    conflict = ApiError(
+        409,
+        "Conflict",
+        'Operation cannot be fulfilled on pods/binding "taken": pod taken is already assigned',
+    )
+    fake.fail("create", "pods", conflict, times=1)
+    scheduler._pod_added(first)
+    scheduler._pod_added(second)
+    await schedule_next(scheduler)
+    assert not scheduler.cache.is_assumed(first | {"spec": {**first["spec"], "nodeName": "n1"}})
+    assert recorder.events == []
+    await schedule_next(scheduler)
+    assert recorder.events == ["Normal Scheduled Successfully assigned default/next to n1"]
+    assert scheduler.queue.pending_pods()[0] == []
+
+
+async def test_an_impossible_affinity_and_a_node_without_allocatable_say_why() -> None:
+    """Bad input: a node affinity no node matches, and a node reporting no allocatable
+    resources: the pod stays pending and the message names both reasons."""
+    fake = FakeClient()
+    scheduler, recorder = scheduler_over(fake)
+    empty = make_node("empty")
+    empty["status"].pop("allocatable", None)
+    for node in (make_node("n1"), empty):
+        fake.seed(NODES, node)
+        scheduler._node_added(node)
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["mars"]}]}
+    affinity = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
+    }
+    picky = fake.seed(PODS, make_pod("picky", affinity=affinity))[0]
+    plain = fake.seed(PODS, make_pod("plain"))[0]
+    scheduler._pod_added(picky)
+    scheduler._pod_added(plain)
+    await schedule_next(scheduler)
+    await schedule_next(scheduler)
+    failed = {e.split(" ", 2)[2] for e in recorder.events if e.startswith("Warning FailedScheduling")}
+    assert any(
+        m.startswith("0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.")
+        for m in failed
+    )
+    assert "Normal Scheduled Successfully assigned default/plain to n1" in recorder.events
+    explained = scheduler.explain("default", "plain")
+    assert explained is not None and explained["filter"]["empty"]["reasons"] == ["Too many pods"]
