@@ -372,9 +372,7 @@ class Framework:
                     return [], _error(message, plugin, status)
                 append(value)
             if normalize is not None:
-                normalized, status = normalize(
-                    state, pod, [NodeScore(n, s) for n, s in zip(names, raw, strict=True)]
-                )
+                normalized, status = normalize(state, pod, list(map(NodeScore, names, raw)))
                 if status.code:
                     message = f'running Normalize on Score plugins: plugin "{plugin}" failed with: '
                     message += status.message()
@@ -388,8 +386,10 @@ class Framework:
                     f"{MAX_NODE_SCORE}] after normalizing"
                 )
                 return [], _error(message, plugin, None)
+            if weight != 1:
+                raw = [value * weight for value in raw]
             for scores, value in zip(by_node, raw, strict=True):
-                scores[plugin] = value * weight
+                scores[plugin] = value
         return list(zip(names, by_node, strict=True)), SUCCESS
 
     def run_reserve(self, state: CycleState, pod: Object, node_name: str) -> Status:

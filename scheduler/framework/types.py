@@ -166,10 +166,16 @@ class NodeInfo:
     pods_with_affinity: list[PodInfo] = field(default_factory=list)
     pods_with_required_anti_affinity: list[PodInfo] = field(default_factory=list)
     generation: int = 0
+    _name: str = field(default="", repr=False, compare=False)
+    _named: Object | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
-        return str(((self.node or {}).get("metadata") or {}).get("name", ""))
+        """The node's name (read on every Filter and Score call: cached per node object)."""
+        if self.node is not self._named:
+            self._named = self.node
+            self._name = str(((self.node or {}).get("metadata") or {}).get("name", ""))
+        return self._name
 
     def set_node(self, node: Object) -> None:
         self.node = node

@@ -45,27 +45,35 @@ class ImageLocality:
         self.handle = handle
 
     def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
-        """How widespread each of the pod's images is: (images, spread per image)."""
+        """How widespread each of the pod's images is: (images, spread per image, the
+        (image, spread) pairs that can add to a score, the score of a node with none)."""
         images = pod_images(pod)
         all_nodes = self.handle.snapshot.list()
         spread: dict[str, float] = {}
         for image in set(images):
             having = sum(1 for n in all_nodes if image in n.image_sizes)
             spread[image] = having / len(all_nodes) if all_nodes else 0.0
-        state.write(_PRE_SCORE_KEY, (images, spread))
+        # an image no node has (spread 0) adds int(size * 0.0) == 0 wherever it is
+        weighted = [(image, spread[image]) for image in images if spread[image]]
+        state.write(_PRE_SCORE_KEY, (images, spread, weighted, calculate_priority(0, len(images))))
         return SUCCESS
 
     def score(self, state: CycleState, pod: Object, node_info: NodeInfo) -> tuple[int, Status]:
-        pre: tuple[list[str], dict[str, float]] | None = state.get(_PRE_SCORE_KEY)
+        pre: tuple[list[str], dict[str, float], list[tuple[str, float]], int] | None = state.get(
+            _PRE_SCORE_KEY
+        )
         if pre is None:
             self.pre_score(state, pod, [])
             pre = state.read(_PRE_SCORE_KEY)
-        images, spread = pre
+        images, _spread, weighted, empty = pre
+        if not weighted:
+            return empty, SUCCESS
+        sizes = node_info.image_sizes
         total = 0
-        for image in images:
-            size = node_info.image_sizes.get(image)
+        for image, image_spread in weighted:
+            size = sizes.get(image)
             if size is not None:
-                total += int(size * spread[image])
+                total += int(size * image_spread)
         return calculate_priority(total, len(images)), SUCCESS
 
     def events_to_register(self) -> list[ClusterEvent]:

@@ -13,11 +13,18 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
         if reverse:
             return [NodeScore(s.name, max_priority) for s in scores]
         return list(scores)
-    out = []
-    for s in scores:
-        score = go_div(max_priority * s.score, highest)
-        out.append(NodeScore(s.name, max_priority - score if reverse else score))
-    return out
+    if highest < 0:
+        out = []
+        for s in scores:
+            score = go_div(max_priority * s.score, highest)
+            out.append(NodeScore(s.name, max_priority - score if reverse else score))
+        return out
+    # highest > 0: go_div(a, highest) is a // highest for a >= 0, -(-a // highest) otherwise
+    scaled = [max_priority * s.score for s in scores]
+    divided = [a // highest if a >= 0 else -(-a // highest) for a in scaled]
+    if reverse:
+        return [NodeScore(s.name, max_priority - score) for s, score in zip(scores, divided, strict=True)]
+    return [NodeScore(s.name, score) for s, score in zip(scores, divided, strict=True)]
 
 
 def go_div(a: int, b: int) -> int:

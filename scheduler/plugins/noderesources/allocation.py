@@ -154,3 +154,76 @@ def requested_to_capacity_ratio(resources: Sequence[ResourceSpec], raw_shape: An
         return go_round(total / weights) if weights else 0
 
     return score
+
+
+NodeScorer = Callable[[NodeInfo, Sequence[int]], int]  # (node, pod requests) -> score
+
+
+def _cpu_memory_weights(resources: Sequence[ResourceSpec]) -> tuple[int, int] | None:
+    """The (cpu, memory) weights when exactly cpu then memory are scored (the default)."""
+    if len(resources) == 2 and resources[0][0] == CPU and resources[1][0] == MEMORY:
+        return resources[0][1], resources[1][1]
+    return None
+
+
+def make_node_scorer(
+    resources: Sequence[ResourceSpec], use_requested: bool, scorer: Scorer, kind: str = ""
+) -> NodeScorer:
+    """``node_score`` bound to its arguments; for ``kind`` ``least``/``most``/``balanced``
+    over cpu and memory alone, an inlined equivalent giving identical results."""
+    weights = _cpu_memory_weights(resources)
+    if weights is None or kind not in ("least", "most", "balanced"):
+
+        def generic(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+            return node_score(node_info, pod_requests, resources, use_requested, scorer)
+
+        return generic
+    w_cpu, w_mem = weights
+    if kind == "balanced":
+        return _balanced_cpu_memory(use_requested)
+    most = kind == "most"
+
+    def score(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        used = node_info.requested if use_requested else node_info.non_zero_requested
+        alloc = node_info.allocatable
+        total = weight_sum = 0
+        capacity = alloc.milli_cpu
+        if capacity:
+            requested = used.milli_cpu + pod_requests[0]
+            if most:
+                total = min(requested, capacity) * MAX_NODE_SCORE // capacity * w_cpu
+            elif requested <= capacity:
+                total = (capacity - requested) * MAX_NODE_SCORE // capacity * w_cpu
+            weight_sum = w_cpu
+        capacity = alloc.memory
+        if capacity:
+            requested = used.memory + pod_requests[1]
+            if most:
+                total += min(requested, capacity) * MAX_NODE_SCORE // capacity * w_mem
+            elif requested <= capacity:
+                total += (capacity - requested) * MAX_NODE_SCORE // capacity * w_mem
+            weight_sum += w_mem
+        return total // weight_sum if weight_sum else 0
+
+    return score
+
+
+def _balanced_cpu_memory(use_requested: bool) -> NodeScorer:
+    """``balanced_score`` over cpu and memory: fewer than two fractions score the maximum."""
+
+    def score(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        alloc = node_info.allocatable
+        cpu, memory = alloc.milli_cpu, alloc.memory
+        if not (cpu and memory):
+            return MAX_NODE_SCORE
+        used = node_info.requested if use_requested else node_info.non_zero_requested
+        f_cpu = (used.milli_cpu + pod_requests[0]) / cpu
+        if f_cpu > 1.0:
+            f_cpu = 1.0
+        f_memory = (used.memory + pod_requests[1]) / memory
+        if f_memory > 1.0:
+            f_memory = 1.0
+        std = abs((f_cpu - f_memory) / 2)
+        return int((1 - std) * MAX_NODE_SCORE)
+
+    return score

@@ -12,7 +12,7 @@ from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo, Object
-from scheduler.plugins.noderesources.allocation import node_score, parse_resources, pod_request_list
+from scheduler.plugins.noderesources.allocation import make_node_scorer, parse_resources, pod_request_list
 
 _PRE_SCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 
@@ -35,6 +35,7 @@ class NodeResourcesBalancedAllocation:
 
     def __init__(self, args: dict[str, Any], handle: Handle) -> None:
         self.resources = parse_resources(args.get("resources"))
+        self._node_score = make_node_scorer(self.resources, True, balanced_score, "balanced")
 
     def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
         requests = pod_request_list(pod, self.resources, True)
@@ -47,7 +48,7 @@ class NodeResourcesBalancedAllocation:
         requests: list[int] | None = state.get(_PRE_SCORE_KEY)
         if requests is None:
             requests = pod_request_list(pod, self.resources, True)
-        return node_score(node_info, requests, self.resources, True, balanced_score), SUCCESS
+        return self._node_score(node_info, requests), SUCCESS
 
     def events_to_register(self) -> list[ClusterEvent]:
         return []

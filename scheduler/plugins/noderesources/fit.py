@@ -26,8 +26,8 @@ from scheduler.plugins.events import NODE, POD
 from scheduler.plugins.noderesources.allocation import (
     Scorer,
     least_allocated,
+    make_node_scorer,
     most_allocated,
-    node_score,
     parse_resources,
     pod_request_list,
     requested_to_capacity_ratio,
@@ -100,7 +100,11 @@ class NodeResourcesFit:
     def __init__(self, args: dict[str, Any], handle: Handle) -> None:
         self.ignored = frozenset(args.get("ignoredResources") or ())
         self.ignored_groups = frozenset(args.get("ignoredResourceGroups") or ())
-        self.resources, self.scorer = make_scorer(args.get("scoringStrategy") or {})
+        strategy = args.get("scoringStrategy") or {}
+        self.resources, self.scorer = make_scorer(strategy)
+        kinds = {LEAST_ALLOCATED: "least", MOST_ALLOCATED: "most"}
+        kind = kinds.get(strategy.get("type") or LEAST_ALLOCATED, "")
+        self._node_score = make_node_scorer(self.resources, False, self.scorer, kind)
 
     def pre_filter(
         self, state: CycleState, pod: Object, nodes: list[NodeInfo]
@@ -112,6 +116,19 @@ class NodeResourcesFit:
         request: Resource | None = state.get(_PRE_FILTER_KEY)
         if request is None:
             request = compute_pod_resource_request(pod)
+        if not request.scalar:
+            # the common case, checked inline; fits_request (below) builds the reasons
+            alloc, used = node_info.allocatable, node_info.requested
+            if (
+                len(node_info.pods) < alloc.allowed_pod_number
+                and (request.milli_cpu <= 0 or request.milli_cpu <= alloc.milli_cpu - used.milli_cpu)
+                and (request.memory <= 0 or request.memory <= alloc.memory - used.memory)
+                and (
+                    request.ephemeral_storage <= 0
+                    or request.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage
+                )
+            ):
+                return SUCCESS
         insufficient = fits_request(request, node_info, self.ignored, self.ignored_groups)
         if not insufficient:
             return SUCCESS
@@ -127,7 +144,7 @@ class NodeResourcesFit:
         requests: list[int] | None = state.get(_PRE_SCORE_KEY)
         if requests is None:
             requests = pod_request_list(pod, self.resources, False)
-        return node_score(node_info, requests, self.resources, False, self.scorer), SUCCESS
+        return self._node_score(node_info, requests), SUCCESS
 
     def events_to_register(self) -> list[ClusterEvent]:
         return [
