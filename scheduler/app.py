@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client.config import ClientConfig
+from minikube_py.client.interfaces import Client
 from minikube_py.client.rest import RESTClient
 from minikube_py.clock import Clock, RealClock
 from minikube_py.events import EventRecorder
@@ -28,6 +29,7 @@ from minikube_py.healthserver import serve_health
 from minikube_py.leaderelection import LeaderElector, LeadershipLost
 from scheduler.backend.cache import Snapshot
 from scheduler.framework.config import Profile, default_profile, load_config
+from scheduler.framework.interface import EventRecorder as Recorder
 from scheduler.framework.interface import Handle
 from scheduler.framework.registry import Registry
 from scheduler.framework.runtime import Framework
@@ -55,20 +57,20 @@ class SchedulerOptions:
 
 
 def build_scheduler(
-    client: RESTClient | object,
+    client: Client,
     factory: SharedInformerFactory,
     profiles: list[Profile],
     percentage: int | None,
-    recorder: object,
+    recorder: Recorder,
     clock: Clock,
 ) -> Scheduler:
     """One framework per profile over the in-tree plugins, sharing one snapshot."""
     snapshot = Snapshot()
     registry = Registry(in_tree_registry())
-    handle = Handle(client, snapshot, recorder, clock)  # type: ignore[arg-type]
+    handle = Handle(client, snapshot, recorder, clock)
     frameworks = {p.scheduler_name: Framework(p, registry, handle) for p in profiles}
     return Scheduler(
-        client,  # type: ignore[arg-type]
+        client,
         factory,
         frameworks,
         {p.scheduler_name: p for p in profiles},

@@ -44,6 +44,7 @@ from scheduler.framework.feasible import (
     find_nodes_that_fit_pod,
     select_host,
 )
+from scheduler.framework.interface import EventRecorder
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
 from scheduler.framework.types import ActionType, ClusterEvent, Object, QueuedPodInfo, pod_key
@@ -93,7 +94,7 @@ class Scheduler:
         factory: SharedInformerFactory,
         frameworks: Mapping[str, Framework],
         profiles: Mapping[str, Profile],
-        recorder: Any,
+        recorder: EventRecorder,
         *,
         clock: Clock | None = None,
         percentage_of_nodes_to_score: int | None = None,
