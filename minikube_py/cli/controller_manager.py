@@ -11,6 +11,7 @@ from typing import Any
 
 from controllers.manager.builtin import builtin_registry
 from controllers.manager.manager import ManagerOptions, run_controller_manager
+from minikube_py.cli.security import flag_bool
 from minikube_py.client.config import load_kubeconfig
 
 DEFAULT_HEALTH_PORT = 10257
@@ -62,10 +63,10 @@ def add_manager_flags(parser: argparse.ArgumentParser) -> None:
             metavar="N",
             help=f"concurrent syncs of the {name}",
         )
-    parser.add_argument("--leader-elect", type=_bool, default=True, metavar="BOOL", help="(default true)")
+    parser.add_argument("--leader-elect", type=flag_bool, default=True, metavar="BOOL", help="(default true)")
     parser.add_argument(
         "--use-service-account-credentials",
-        type=_bool,
+        type=flag_bool,
         default=True,
         metavar="BOOL",
         help="each controller acts as its own service account in kube-system (default true)",
@@ -136,10 +137,3 @@ def duration(text: str) -> float:
     if number or not rest:
         raise argparse.ArgumentTypeError(f"invalid duration {text!r} (missing unit)")
     return total
-
-
-def _bool(text: str) -> bool:
-    value = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}.get(text.lower())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"invalid boolean {text!r}")
-    return value

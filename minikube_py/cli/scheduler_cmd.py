@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from minikube_py.cli.controller_manager import _bool
+from minikube_py.cli.security import flag_bool
 from minikube_py.client.config import load_kubeconfig
 from scheduler.app import SchedulerOptions, run_scheduler
 from scheduler.framework.config import load_config
@@ -30,7 +30,7 @@ def add_parser(subcommands: Any) -> None:
     add_scheduler_flags(parser, "--config")
     parser.add_argument("--kube-api-qps", type=float, default=SchedulerOptions.qps, metavar="QPS")
     parser.add_argument("--kube-api-burst", type=int, default=SchedulerOptions.burst, metavar="N")
-    parser.add_argument("--leader-elect", type=_bool, default=True, metavar="BOOL", help="(default true)")
+    parser.add_argument("--leader-elect", type=flag_bool, default=True, metavar="BOOL", help="(default true)")
     parser.add_argument(
         "--secure-port",
         type=int,

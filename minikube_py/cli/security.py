@@ -35,11 +35,11 @@ def up_security(data_dir: Path, pki: ClusterPKI, audit_policy: Policy | None = N
 def add_security_flags(parser: argparse.ArgumentParser) -> None:
     """The ``apiserver`` subcommand's authentication, authorization, admission, audit and
     flow-control flags (upstream's names)."""
-    add_authentication_flags(parser, _flag_bool)
+    add_authentication_flags(parser, flag_bool)
     add_authorization_flags(parser)
     add_audit_flags(parser)
     add_admission_flags(parser)
-    add_flow_control_flags(parser, _flag_bool)
+    add_flow_control_flags(parser, flag_bool)
 
 
 def security_from_args(args: argparse.Namespace) -> SecurityConfig:
@@ -52,7 +52,7 @@ def security_from_args(args: argparse.Namespace) -> SecurityConfig:
     )
 
 
-def _flag_bool(text: str) -> bool:
+def flag_bool(text: str) -> bool:
     """A Go-style boolean flag value (``--flag``, ``--flag=false``)."""
     value = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}.get(text.lower())
     if value is None:
