@@ -27,10 +27,10 @@ import asyncio
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import format_rfc3339
 from minikube_py.client.interfaces import MERGE_PATCH, Client, Object
 from minikube_py.client.resourcetypes import EVENTS
 from minikube_py.clock import Clock, RealClock
@@ -151,7 +151,7 @@ class EventRecorder:
             "apiVersion": obj.get("apiVersion", ""),
             "resourceVersion": meta.get("resourceVersion", ""),
         }
-        timestamp = _rfc3339(at)
+        timestamp = format_rfc3339(at)
         source = {"component": self._component, "host": self._host}
         return {
             "apiVersion": "v1",
@@ -268,7 +268,3 @@ def _correlation_key(event: Object) -> CorrelationKey:
         event["reason"],
         event["message"],
     )
-
-
-def _rfc3339(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

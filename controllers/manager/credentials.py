@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from datetime import datetime
 
 from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import parse_rfc3339
 from minikube_py.client.config import ClientConfig
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import SERVICEACCOUNTS
@@ -85,14 +85,7 @@ class ControllerCredentials:
         accounts = self._root.resource(SERVICEACCOUNTS, NAMESPACE)
         issued = await accounts.create_subresource(service_account, "token", request)
         status = issued.get("status") or {}
-        expires = _seconds(str(status.get("expirationTimestamp", ""))) or self._clock.now() + TOKEN_SECONDS
+        expires = parse_rfc3339(status.get("expirationTimestamp")) or self._clock.now() + TOKEN_SECONDS
         now = self._clock.now()
         self._refresh_at[service_account] = now + (expires - now) * REFRESH_FRACTION
         return str(status.get("token", ""))
-
-
-def _seconds(timestamp: str) -> float | None:
-    try:
-        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

@@ -15,12 +15,12 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 
 from controllers.namespace.conditions import ConditionUpdater
 from minikube_py.api.builtin import builtin_scheme
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.timestamps import format_rfc3339, parse_rfc3339
 from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import NAMESPACES, PODS
 from minikube_py.clock import Clock
@@ -30,7 +30,6 @@ log = logging.getLogger("namespace")
 FINALIZER_KUBERNETES = "kubernetes"
 FINALIZER_ESTIMATE_SECONDS = 15  # assumed time for finalizers on remaining items to finish
 TERMINATING = "Terminating"
-_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 class ResourcesRemainingError(Exception):
@@ -50,19 +49,6 @@ class ContentDeletionError(Exception):
 def deletable_namespaced_resources() -> list[ResourceType]:
     """Every namespaced built-in type the deleter can list and delete."""
     return [rt for rt in builtin_scheme() if rt.namespaced and {"list", "delete"} <= set(rt.verbs)]
-
-
-def _format(at: float) -> str:
-    return datetime.fromtimestamp(int(at), UTC).strftime(_FORMAT)
-
-
-def _parse(value: object) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 class NamespacedResourcesDeleter:
@@ -137,8 +123,8 @@ class NamespacedResourcesDeleter:
     async def delete_all_content(self, namespace: Object) -> tuple[Object, int]:
         """Delete what is left; returns the (maybe updated) namespace and the estimate."""
         name = namespace["metadata"]["name"]
-        deleted_at = _parse(namespace["metadata"].get("deletionTimestamp")) or self._clock.now()
-        updater = ConditionUpdater(_format(self._clock.now()))
+        deleted_at = parse_rfc3339(namespace["metadata"].get("deletionTimestamp")) or self._clock.now()
+        updater = ConditionUpdater(format_rfc3339(self._clock.now()))
         remaining: dict[str, int] = {}
         finalizers: dict[str, int] = {}
         errors: list[str] = []

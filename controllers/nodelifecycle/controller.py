@@ -43,14 +43,14 @@ from controllers.nodelifecycle.taints import (
     TAINT_UNSCHEDULABLE,
     UNREACHABLE_NO_EXECUTE,
     Taint,
-    format_time,
     matches,
-    parse_time,
     swap_node_controller_taint,
     taint_exists,
     taints_of,
 )
 from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import format_rfc3339 as format_time
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs, SharedInformer
 from minikube_py.cache.store import DeletedFinalStateUnknown

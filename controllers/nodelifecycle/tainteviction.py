@@ -31,12 +31,12 @@ from controllers.nodelifecycle.health import get_condition
 from controllers.nodelifecycle.taints import (
     Taint,
     Toleration,
-    format_time,
     matching_tolerations,
     no_execute_taints,
-    parse_time,
 )
 from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import format_rfc3339 as format_time
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import DeletedFinalStateUnknown, meta_namespace_key

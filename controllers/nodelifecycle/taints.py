@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import copy
 import logging
-from datetime import UTC, datetime
 from typing import Any
 
 from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import format_rfc3339 as format_time
 from minikube_py.client.interfaces import MERGE_PATCH, Client, Object
 from minikube_py.client.resourcetypes import NODES
 
@@ -35,20 +35,6 @@ CONDITION_TAINTS: dict[str, dict[str, str]] = {
 }
 CONDITION_TAINT_KEYS = frozenset(key for by_status in CONDITION_TAINTS.values() for key in by_status.values())
 CONFLICT_RETRIES = 5
-_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-
-
-def format_time(at: float) -> str:
-    return datetime.fromtimestamp(int(at), UTC).strftime(_FORMAT)
-
-
-def parse_time(value: object) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def taints_of(node: Object) -> list[Taint]:

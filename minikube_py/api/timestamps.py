@@ -18,3 +18,19 @@ def now_rfc3339() -> str:
 
 
 _now: list[Any] = [0, ""]
+
+
+def format_rfc3339(at: float) -> str:
+    """``at`` (seconds since the epoch, from an injected clock) as the API writes it."""
+    return datetime.fromtimestamp(int(at), UTC).strftime(FORMAT)
+
+
+def parse_rfc3339(value: object) -> float | None:
+    """Seconds since the epoch of an RFC 3339 string (``2026-11-29T20:51:49Z``, fractions and
+    offsets too); None when absent or unparsable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -27,11 +27,10 @@ import logging
 import math
 import random
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from minikube_py.api.errors import ApiError
-from minikube_py.api.timestamps import now_rfc3339
+from minikube_py.api.timestamps import now_rfc3339, parse_rfc3339
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH
 from minikube_py.client.resourcetypes import PODS
 from scheduler.framework.config import ConfigError
@@ -339,13 +338,8 @@ def _earliest_start_of_highest_priority(candidate: Candidate) -> float:
 def _start_time(pod: Object) -> float:
     """``status.startTime`` as a timestamp; a pod not started yet counts as starting now (the
     latest possible)."""
-    text = (pod.get("status") or {}).get("startTime")
-    if not text:
-        return math.inf
-    try:
-        return datetime.fromisoformat(str(text).replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return math.inf
+    started = parse_rfc3339((pod.get("status") or {}).get("startTime"))
+    return math.inf if started is None else started
 
 
 def _importance(info: PodInfo) -> tuple[int, float]:
