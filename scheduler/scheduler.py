@@ -29,7 +29,7 @@ from typing import Any
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import now_rfc3339
 from minikube_py.cache.factory import SharedInformerFactory
-from minikube_py.cache.informer import EventHandlerFuncs
+from minikube_py.cache.informer import EventHandlerFuncs, wait_for_cache_sync
 from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import NODES, PODS
@@ -207,8 +207,7 @@ class Scheduler:
 
     async def run(self) -> None:
         """Schedule until cancelled (the informers must be running)."""
-        while not (self.pods.has_synced() and self.nodes.has_synced()):
-            await self.clock.sleep(0.1)
+        await wait_for_cache_sync(self.pods.has_synced, self.nodes.has_synced, clock=self.clock)
         log.info("caches are synced; scheduling")
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(self.queue.run())
@@ -221,6 +220,8 @@ class Scheduler:
                 self.cache.close()
                 for task in self._binding:
                     task.cancel()
+                if self._binding:
+                    await asyncio.wait(set(self._binding))
 
     async def schedule_one(self, qpi: QueuedPodInfo) -> None:
         """One scheduling cycle for ``qpi``; the binding cycle continues in the background."""
@@ -320,6 +321,18 @@ class Scheduler:
         return self.percentage
 
     async def _bind(
+        self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Object, host: str, cycle: int
+    ) -> None:
+        """The binding cycle; whatever goes wrong, the assumed pod is forgotten and retried."""
+        try:
+            await self._binding_cycle(fw, state, qpi, assumed, host, cycle)
+        except Exception as exc:
+            log.exception("error binding %s to %s", qpi.key, host)
+            fw.run_unreserve(state, assumed, host)
+            self.cache.forget_pod(assumed)
+            await self._fail(qpi, cycle, Status.as_error(exc), f"binding rejected: {exc}")
+
+    async def _binding_cycle(
         self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Object, host: str, cycle: int
     ) -> None:
         status = await fw.run_pre_bind(state, assumed, host)

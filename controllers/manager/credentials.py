@@ -25,6 +25,7 @@ from minikube_py.clock import Clock, RealClock
 NAMESPACE = "kube-system"
 TOKEN_SECONDS = 3600
 REFRESH_FRACTION = 0.8
+RETRY_INITIAL, RETRY_MAX = 0.5, 10.0  # seconds between tries to get a controller's first token
 logger = logging.getLogger("controller-manager")
 
 
@@ -39,11 +40,27 @@ class ControllerCredentials:
         self._refresh_at: dict[str, float] = {}
 
     async def client_for(self, service_account: str) -> RESTClient:
-        """A client acting as ``kube-system/<service_account>`` (created on first use)."""
+        """A client acting as ``kube-system/<service_account>`` (created on first use). Until
+        the apiserver issues the token (it may be starting, or briefly unavailable) this keeps
+        trying, ``RETRY_INITIAL`` seconds apart doubling to ``RETRY_MAX``."""
         client = self._clients.get(service_account)
         if client is None:
-            await self._ensure_service_account(service_account)
-            token = await self._request_token(service_account)
+            delay = RETRY_INITIAL
+            while True:
+                try:
+                    await self._ensure_service_account(service_account)
+                    token = await self._request_token(service_account)
+                    break
+                except ApiError as err:
+                    logger.warning(
+                        "cannot get a token for %s/%s: %s; retrying in %.1fs",
+                        NAMESPACE,
+                        service_account,
+                        err,
+                        delay,
+                    )
+                    await self._clock.sleep(delay)
+                    delay = min(delay * 2, RETRY_MAX)
             config = dataclasses.replace(
                 self._config, cert_file=None, cert_data=None, key_file=None, key_data=None, token=token
             )

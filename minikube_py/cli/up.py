@@ -153,11 +153,13 @@ async def serve_with_components(
         done, _ = await asyncio.wait({serving, running}, return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             task.result()
+        raise RuntimeError("the controllers and scheduler stopped on their own")  # they run until cancelled
     finally:
         for task in (running, serving):
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # ``wait`` does not raise the task's own cancellation; a second signal to this task
+            # still interrupts it
+            await asyncio.wait({task})
 
 
 async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:

@@ -13,6 +13,7 @@ import pytest
 from controllers.manager.builtin import builtin_registry
 from controllers.manager.credentials import NAMESPACE, ControllerCredentials
 from controllers.manager.registry import ControllerRegistry, ControllerSpec, UnknownControllerError
+from minikube_py.api.errors import ApiError
 from minikube_py.cli.controller_manager import duration
 from minikube_py.client.config import ClientConfig
 from minikube_py.client.resourcetypes import SERVICEACCOUNTS
@@ -100,5 +101,25 @@ async def test_each_controller_gets_its_own_service_account_token_renewed_at_80_
         renewing.cancel()
         with pytest.raises(asyncio.CancelledError):
             await renewing
+    finally:
+        await credentials.close()
+
+
+async def test_a_token_not_issued_yet_is_retried_with_backoff() -> None:
+    """Regression: one failed TokenRequest while the apiserver starts stopped every controller
+    (and, in ``up``, the cluster); the credentials now retry 0.5 s, 1 s, ... apart."""
+    fake = FakeClient()
+    clock = FakeClock(time.time())
+    fake.fail("create", "serviceaccounts", ApiError(503, "ServiceUnavailable", "starting"), times=2)
+    credentials = ControllerCredentials(fake, ClientConfig(server="https://127.0.0.1:1"), clock)
+    getting = asyncio.ensure_future(credentials.client_for("deployment-controller"))
+    for _ in range(5):
+        await asyncio.sleep(0)  # the first try fails and waits 0.5 s
+    await clock.step(0.5)
+    assert not getting.done()
+    await clock.step(1.0)
+    client = await asyncio.wait_for(getting, 1)
+    try:
+        assert client.config.token is not None and client.config.token.startswith("fake-token-")
     finally:
         await credentials.close()
