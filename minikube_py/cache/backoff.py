@@ -48,10 +48,3 @@ class Backoff:
         delay = min(self._cap, self._current * (1.0 + self._jitter * self._rand()))
         self._current = min(self._cap, self._current * self._factor)
         return delay
-
-    async def wait(self) -> float:
-        """Sleep the next delay on the clock; returns the delay slept."""
-        delay = self.next_delay()
-        await self._clock.sleep(delay)
-        self._last = self._clock.monotonic()
-        return delay

@@ -166,7 +166,6 @@ class SharedInformer:
             lister_watcher, resource_type, _InformerSink(self), clock=self._clock, name=self.name
         )
         self._listeners: list[_Listener] = []
-        self._synced = False
         self._synced_event = asyncio.Event()
         self._tasks: asyncio.TaskGroup | None = None
         self._started = False
@@ -190,7 +189,7 @@ class SharedInformer:
 
     def has_synced(self) -> bool:
         """True once the first list is in the cache and its adds are queued to every handler."""
-        return self._synced
+        return self._synced_event.is_set()
 
     async def wait_synced(self) -> None:
         """Return once ``has_synced()`` is True (no polling)."""
@@ -223,7 +222,7 @@ class SharedInformer:
     async def _resync_loop(self) -> None:
         while True:
             await self._clock.sleep(self._resync_period)
-            if self._synced:
+            if self._synced_event.is_set():
                 for obj in self.indexer.list():
                     self._distribute(_Update(obj, obj))
 
@@ -232,9 +231,7 @@ class SharedInformer:
             listener.queue.put_nowait(notification)
 
     def _mark_synced(self) -> None:
-        if not self._synced:
-            self._synced = True
-            self._synced_event.set()
+        self._synced_event.set()
 
 
 class _InformerSink:

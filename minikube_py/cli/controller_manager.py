@@ -11,6 +11,7 @@ from typing import Any
 
 from controllers.manager.builtin import builtin_registry
 from controllers.manager.manager import ManagerOptions, run_controller_manager
+from minikube_py.cli.durations import duration_seconds
 from minikube_py.cli.security import flag_bool
 from minikube_py.client.config import load_kubeconfig
 
@@ -73,14 +74,14 @@ def add_manager_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--node-monitor-period",
-        type=duration,
+        type=duration_seconds,
         default=ManagerOptions.node_monitor_period,
         metavar="DURATION",
         help="how often node health is checked (default 5s)",
     )
     parser.add_argument(
         "--node-monitor-grace-period",
-        type=duration,
+        type=duration_seconds,
         default=ManagerOptions.node_monitor_grace_period,
         metavar="DURATION",
         help="how long a node may go without a heartbeat before it is marked unhealthy (default 40s)",
@@ -114,26 +115,3 @@ async def _run(args: argparse.Namespace) -> None:
     config = load_kubeconfig(args.kubeconfig)
     port = None if args.secure_port < 0 else args.secure_port
     await run_controller_manager(config, registry, manager_options(args, port))
-
-
-_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def duration(text: str) -> float:
-    """A Go duration (``40s``, ``1m30s``, ``500ms``) in seconds."""
-    total, number, rest = 0.0, "", text.strip()
-    i = 0
-    while i < len(rest):
-        ch = rest[i]
-        if ch.isdigit() or ch == ".":
-            number += ch
-            i += 1
-            continue
-        unit = "ms" if rest.startswith("ms", i) else ch
-        if unit not in _UNITS or not number:
-            raise argparse.ArgumentTypeError(f"invalid duration {text!r}")
-        total += float(number) * _UNITS[unit]
-        number, i = "", i + len(unit)
-    if number or not rest:
-        raise argparse.ArgumentTypeError(f"invalid duration {text!r} (missing unit)")
-    return total

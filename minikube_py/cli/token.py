@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import re
 import secrets
 import ssl
 import string
@@ -17,23 +16,12 @@ from typing import Any
 import httpx
 
 from minikube_py.cli.datadir import ClusterAccessError, admin_server
+from minikube_py.cli.durations import parse_duration
 
 DEFAULT_DATA_DIR = Path("~/.minikube-py")
 DEFAULT_TTL = "24h0m0s"
 DEFAULT_GROUPS = "system:bootstrappers:kubeadm:default-node-token"
 ALPHABET = string.ascii_lowercase + string.digits
-_DURATION = re.compile(r"(\d+(?:\.\d*)?)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
-
-
-def parse_duration(text: str) -> timedelta:
-    """A Go duration (``24h``, ``1h30m``, ``0``); raises ``ValueError``."""
-    if text == "0":
-        return timedelta(0)
-    matches = list(_DURATION.finditer(text))
-    if not matches or "".join(m.group(0) for m in matches) != text:
-        raise ValueError(f"invalid duration {text!r}")
-    return timedelta(seconds=sum(float(m.group(1)) * _UNIT_SECONDS[m.group(2)] for m in matches))
 
 
 def new_token() -> tuple[str, str]:
@@ -117,5 +105,5 @@ def _duration(text: str) -> timedelta:
 
 
 async def _run(args: argparse.Namespace) -> None:
-    ttl = args.ttl if isinstance(args.ttl, timedelta) else parse_duration(args.ttl)
+    ttl: timedelta = args.ttl  # argparse applies ``type`` to the string default too
     print(create_token(args.data_dir.expanduser(), ttl, args.groups, args.description), flush=True)

@@ -63,9 +63,6 @@ class RetryPolicy:
         return wait
 
 
-NO_RETRY = RetryPolicy(max_attempts=1)
-
-
 def _caused_by(error: BaseException, kind: type[BaseException]) -> bool:
     seen: set[int] = set()
     current: BaseException | None = error
