@@ -98,18 +98,34 @@ class EventRecorder:
                 log.error("unsupported event type %r, dropping %s event: %s", event_type, reason, message)
                 return
             at = self._clock.now()
+            key = self._similar_key(obj, event_type, reason)
+            if not self._allow(key, at):
+                return  # dropped before the Event is even built: most repeats end here
             event = self._make_event(obj, event_type, reason, message, at)
-            if not self._allow(event, at):
-                return
-            self._buffer.put_nowait(_Pending(event, at, self._aggregate(event, at)))
+            self._buffer.put_nowait(_Pending(event, at, self._aggregate(event, key, at)))
         except asyncio.QueueFull:
             log.error("event buffer full, dropping %s %s event: %s", event_type, reason, message)
         except Exception as exc:  # never let an event break the caller
             log.error("unable to record %s event: %s", reason, exc)
 
-    def _allow(self, event: Object, at: float) -> bool:
+    def _similar_key(self, obj: Object, event_type: str, reason: str) -> tuple[str, ...]:
+        """Source, involved object, type and reason: what upstream's spam and aggregation keys
+        share."""
+        meta = obj.get("metadata") or {}
+        return (
+            self._component,
+            self._host,
+            str(obj.get("kind", "")),
+            str(meta.get("namespace", "")),
+            str(meta.get("name", "")),
+            str(meta.get("uid", "")),
+            str(obj.get("apiVersion", "")),
+            event_type,
+            reason,
+        )
+
+    def _allow(self, key: tuple[str, ...], at: float) -> bool:
         """The spam filter: take a token from the bucket of this event's source and object."""
-        key = _similar_key(event)
         bucket = self._spam.get(key)
         if bucket is None:
             bucket = _Bucket(float(SPAM_BURST), at)
@@ -121,10 +137,10 @@ class EventRecorder:
         bucket.tokens -= 1.0
         return True
 
-    def _aggregate(self, event: Object, at: float) -> CorrelationKey:
-        """The correlation key of ``event``; past ``MAX_SIMILAR`` similar messages the event's
-        message becomes the combined one and the key is shared by all of them."""
-        key = _similar_key(event)
+    def _aggregate(self, event: Object, key: tuple[str, ...], at: float) -> CorrelationKey:
+        """The correlation key of ``event`` (``key``: its similar-events key); past
+        ``MAX_SIMILAR`` similar messages the event's message becomes the combined one and the
+        key is shared by all of them."""
         similar = self._similar.get(key)
         if similar is None or at - similar.since > AGGREGATE_WINDOW:
             similar = _Similar(set(), at)
@@ -239,22 +255,6 @@ def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
     cache.move_to_end(key)
     while len(cache) > CACHE_SIZE:
         cache.popitem(last=False)
-
-
-def _similar_key(event: Object) -> tuple[str, ...]:
-    """Source, involved object, type and reason: what upstream's spam and aggregation keys share."""
-    ref, source = event["involvedObject"], event.get("source") or {}
-    return (
-        source.get("component", ""),
-        source.get("host", ""),
-        ref.get("kind", ""),
-        ref.get("namespace", ""),
-        ref.get("name", ""),
-        ref.get("uid", ""),
-        ref.get("apiVersion", ""),
-        event["type"],
-        event["reason"],
-    )
 
 
 def _correlation_key(event: Object) -> CorrelationKey:
