@@ -20,6 +20,8 @@ import asyncio
 import logging
 import math
 import random
+import socket
+import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any
@@ -231,3 +233,32 @@ async def _within(clock: Clock, seconds: float, attempt: Coroutine[Any, Any, boo
 def _micro_time(at: float) -> str:
     """A ``metav1.MicroTime`` (``2006-01-02T15:04:05.000000Z``)."""
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def default_identity() -> str:
+    """``<hostname>_<uuid>``, as upstream components name themselves in a Lease."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+async def run_leader_elected(
+    client: Client,
+    lead: Callable[[], Awaitable[None]],
+    *,
+    namespace: str,
+    name: str,
+    identity: str,
+    clock: Clock | None = None,
+    enabled: bool = True,
+) -> None:
+    """Run ``lead`` only while holding the Lease ``namespace/name`` (``enabled`` False: run it
+    at once). Losing the Lease stops ``lead`` and the component campaigns again: upstream
+    exits and its supervisor restarts it, but in ``up`` there is no supervisor."""
+    if not enabled:
+        await lead()
+        return
+    elector = LeaderElector(client, namespace=namespace, name=name, identity=identity, clock=clock)
+    while True:
+        try:
+            await elector.run(lead)
+        except LeadershipLost:
+            log.error("%s/%s: leadership lost; stopped, campaigning again", namespace, name)

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
-import socket
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +23,7 @@ from minikube_py.client.rest import RESTClient
 from minikube_py.clock import Clock, RealClock
 from minikube_py.events import EventRecorder
 from minikube_py.healthserver import serve_health
-from minikube_py.leaderelection import LeaderElector, LeadershipLost
+from minikube_py.leaderelection import default_identity, run_leader_elected
 from scheduler.backend.cache import Snapshot
 from scheduler.framework.config import Profile, default_profile, load_config
 from scheduler.framework.interface import EventRecorder as Recorder
@@ -40,7 +37,6 @@ LEASE_NAMESPACE = "kube-system"
 LEASE_NAME = "kube-scheduler"
 LOOPBACK = "127.0.0.1"
 COMPONENT = "default-scheduler"
-logger = logging.getLogger("scheduler")
 
 
 @dataclass(frozen=True)
@@ -53,7 +49,7 @@ class SchedulerOptions:
     health_port: int | None = None
     qps: float = 1000.0
     burst: int = 2000
-    identity: str = field(default_factory=lambda: f"{socket.gethostname()}_{uuid.uuid4()}")
+    identity: str = field(default_factory=default_identity)
 
 
 def build_scheduler(
@@ -112,17 +108,15 @@ async def run_scheduler(config: ClientConfig, options: SchedulerOptions, clock: 
                     inner.create_task(recorder.run())
                     inner.create_task(scheduler.run())
 
-            if not options.leader_elect:
-                await lead()
-                return
-            elector = LeaderElector(
-                client, namespace=LEASE_NAMESPACE, name=LEASE_NAME, identity=options.identity, clock=clock
+            await run_leader_elected(
+                client,
+                lead,
+                namespace=LEASE_NAMESPACE,
+                name=LEASE_NAME,
+                identity=options.identity,
+                clock=clock,
+                enabled=options.leader_elect,
             )
-            while True:
-                try:
-                    await elector.run(lead)
-                except LeadershipLost:
-                    logger.error("leader election lost; scheduling stopped, campaigning again")
     finally:
         await client.close()
 

@@ -17,8 +17,6 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import socket
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -31,7 +29,7 @@ from minikube_py.client.rest import RESTClient
 from minikube_py.clock import Clock, RealClock
 from minikube_py.events import EventRecorder
 from minikube_py.healthserver import serve_health
-from minikube_py.leaderelection import LeaderElector, LeadershipLost
+from minikube_py.leaderelection import default_identity, run_leader_elected
 from minikube_py.metrics import REGISTRY
 
 LEASE_NAMESPACE = "kube-system"
@@ -57,7 +55,7 @@ class ManagerOptions:
     node_monitor_grace_period: float = 40.0
     qps: float = 1000.0
     burst: int = 2000
-    identity: str = field(default_factory=lambda: f"{socket.gethostname()}_{uuid.uuid4()}")
+    identity: str = field(default_factory=default_identity)
 
 
 async def run_controller_manager(
@@ -107,17 +105,15 @@ async def _lead(
     if not selected:
         logger.info("no controllers selected; not campaigning for the lease")
         await asyncio.Event().wait()
-    if not options.leader_elect:
-        await controllers()
-        return
-    elector = LeaderElector(
-        root, namespace=LEASE_NAMESPACE, name=LEASE_NAME, identity=options.identity, clock=clock
+    await run_leader_elected(
+        root,
+        controllers,
+        namespace=LEASE_NAMESPACE,
+        name=LEASE_NAME,
+        identity=options.identity,
+        clock=clock,
+        enabled=options.leader_elect,
     )
-    while True:
-        try:
-            await elector.run(controllers)
-        except LeadershipLost:
-            logger.error("leader election lost; controllers stopped, campaigning again")
 
 
 async def run_controllers(
