@@ -18,11 +18,10 @@ queue; assigned pods and nodes go to the cache, and their changes move waiting p
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +46,7 @@ from scheduler.framework.feasible import (
 from scheduler.framework.interface import EventRecorder
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
-from scheduler.framework.types import ActionType, ClusterEvent, Object, QueuedPodInfo, pod_key
+from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object, QueuedPodInfo, pod_key
 from scheduler.plugins.defaultpreemption.nominator import Nominator
 
 log = logging.getLogger("scheduler")
@@ -66,22 +65,27 @@ class Explanation:
 
     cycle: int
     statuses: Mapping[str, Status] = field(default_factory=dict)
-    feasible: list[str] = field(default_factory=list)
-    scored: list[tuple[str, dict[str, int]]] = field(default_factory=list)
+    feasible: Sequence[NodeInfo] = ()
+    scored: list[str] = field(default_factory=list)  # the scored nodes' names
+    scores: Mapping[str, list[int]] = field(default_factory=dict)  # plugin -> score per scored node
     selected: str = ""
     message: str = ""
     nominated: str = ""  # the node preemption made room on
 
     def as_dict(self) -> dict[str, Any]:
         verdicts = {name: _verdict(status) for name, status in self.statuses.items()}
-        verdicts.update({name: {"code": "Success"} for name in self.feasible})
+        verdicts.update({node.name: {"code": "Success"} for node in self.feasible})
+        by_node: dict[str, dict[str, int]] = {name: {} for name in self.scored}
+        for plugin, column in self.scores.items():
+            for name, value in zip(self.scored, column, strict=True):
+                by_node[name][plugin] = value
         return {
             "cycle": self.cycle,
             "selectedNode": self.selected,
             "message": self.message,
             "nominatedNode": self.nominated,
             "filter": verdicts,
-            "scores": {name: dict(by_plugin) for name, by_plugin in self.scored},
+            "scores": by_node,
         }
 
 
@@ -246,8 +250,8 @@ class Scheduler:
             status = Status.unschedulable(explanation.message)
             await self._fail(qpi, cycle, status, explanation.message, explanation.nominated or None)
             return
-        assumed = copy.deepcopy(pod)
-        assumed["spec"]["nodeName"] = host
+        # the cache's copy: the informer's pod with the node set (plugins never mutate pods)
+        assumed = {**pod, "spec": {**pod["spec"], "nodeName": host}}
         self.cache.assume_pod(assumed)
         self.nominator.delete_pod(pod)
         status = fw.run_reserve(state, assumed, host)
@@ -286,7 +290,7 @@ class Scheduler:
         )
         self.next_start_node_index = fit.next_start_index
         explanation.statuses = fit.diagnosis.statuses
-        explanation.feasible = [n.name for n in fit.feasible]
+        explanation.feasible = fit.feasible
         if not fit.feasible:
             qpi.unschedulable_plugins |= fit.diagnosis.unschedulable_plugins
             qpi.pending_plugins |= fit.diagnosis.pending_plugins
@@ -306,12 +310,13 @@ class Scheduler:
             explanation.selected = feasible[0].name
             return explanation.selected
         fw.run_pre_score(state, pod, feasible)
-        scored, status = fw.run_score_plugins(state, pod, feasible)
+        columns, status = fw.run_score_plugins_by_plugin(state, pod, feasible)
         if not status.is_success():
             raise SchedulingError(status)
-        explanation.scored = scored
-        totals = [(name, sum(by_plugin.values())) for name, by_plugin in scored]
-        explanation.selected = select_host(totals, self.rng)
+        names = [node.name for node in feasible]
+        explanation.scored, explanation.scores = names, columns
+        totals = [sum(per_node) for per_node in zip(*columns.values(), strict=True)] or [0] * len(names)
+        explanation.selected = select_host(list(zip(names, totals, strict=True)), self.rng)
         return explanation.selected
 
     def _percentage(self, fw: Framework) -> int | None:

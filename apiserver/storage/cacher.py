@@ -14,7 +14,9 @@
   asking the KV for a progress notification, and falls back to the store on timeout. Exact
   reads and continue tokens from an older snapshot are delegated to the store.
 * **Watches** start from any RV inside the window (``oldest_revision`` and later), or from the
-  current state (``""``/``"0"``); older RVs get a 410 ``Expired`` ERROR event. Each watcher has
+  current state (``""``/``"0"``); older RVs get a 410 ``Expired`` ERROR event. The window
+  holds at least ``capacity`` changes and, as upstream's, every change of the last 75 s
+  (``event_fresh_seconds``) up to ``max_capacity``, so a client can resume after a burst. Each watcher has
   its own bounded buffer; a watcher that falls that far behind is terminated so it stalls
   nobody. Watchers that asked for bookmarks get one every ``bookmark_interval`` seconds of
   quiet.
@@ -32,6 +34,7 @@ import bisect
 import builtins
 import logging
 import random
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 
@@ -72,7 +75,9 @@ class Cacher:
         prefix: str,
         *,
         capacity: int = 1000,
-        watcher_buffer: int = 1000,
+        max_capacity: int = 1000,
+        event_fresh_seconds: float = 75.0,
+        watcher_buffer: int = 10_000,
         bookmark_interval: float = 60.0,
         fresh_timeout: float = 3.0,
         indexers: Mapping[str, Indexer] | None = None,
@@ -80,6 +85,8 @@ class Cacher:
         self.storage = storage
         self.prefix = prefix
         self.capacity = capacity
+        self.max_capacity = max(capacity, max_capacity)
+        self.event_fresh_seconds = event_fresh_seconds
         self.watcher_buffer = watcher_buffer
         self.bookmark_interval = bookmark_interval
         self.fresh_timeout = fresh_timeout
@@ -152,10 +159,17 @@ class Cacher:
             if old is not None:
                 del self._objects[key]
                 self._keys.pop(bisect.bisect_left(self._keys, key))
-        change = Change(event.revision, key, obj, old)
-        self._changes.append(change)
-        if len(self._changes) > self.capacity:
-            self.oldest_revision = self._changes.popleft().revision
+        now = time.monotonic()
+        change = Change(event.revision, key, obj, old, now)
+        changes = self._changes
+        changes.append(change)
+        # keep at least ``capacity`` changes, and all of the last ``event_fresh_seconds`` up to
+        # ``max_capacity`` (upstream's watch cache sizing: a burst stays resumable)
+        fresh_since = now - self.event_fresh_seconds
+        while len(changes) > self.capacity and (
+            len(changes) > self.max_capacity or changes[0].at < fresh_since
+        ):
+            self.oldest_revision = changes.popleft().revision
         for watcher in list(self._watchers):
             watcher.dispatch(change)
 

@@ -50,6 +50,7 @@ class Change:
     key: str
     obj: Object | None
     old: Object | None
+    at: float = 0.0  # when the cache applied it (time.monotonic)
 
 
 class CacheWatcher:

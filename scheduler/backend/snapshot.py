@@ -67,6 +67,7 @@ class Snapshot:
         self._positions: dict[str, int] | None = None
         self._with_affinity = _Index(self._node_positions)
         self._with_required_anti_affinity = _Index(self._node_positions)
+        self._image_nodes: dict[str, int] = {}  # image name -> how many nodes report it
 
     @classmethod
     def from_node_infos(cls, infos: Iterable[NodeInfo]) -> Snapshot:
@@ -91,13 +92,29 @@ class Snapshot:
     def have_pods_with_required_anti_affinity_list(self) -> NodeInfoList:
         return self._with_required_anti_affinity.list()
 
+    def num_nodes_with_image(self, image: str) -> int:
+        return self._image_nodes.get(image, 0)
+
+    def _count_images(self, images: Iterable[str], delta: int) -> None:
+        counts = self._image_nodes
+        for image in images:
+            left = counts.get(image, 0) + delta
+            if left:
+                counts[image] = left
+            else:
+                del counts[image]
+
     def set_node_info(self, name: str, info: NodeInfo) -> bool:
         """Add ``info`` under ``name`` (True), or overwrite the NodeInfo already there with it."""
         existing = self._nodes.by_name.get(name)
         if existing is None:
             self._nodes.set(name, info)
             self._positions = None
+            self._count_images(info.image_sizes, 1)
         else:
+            if existing.image_sizes.keys() != info.image_sizes.keys():
+                self._count_images(existing.image_sizes, -1)
+                self._count_images(info.image_sizes, 1)
             for field in _FIELDS:
                 setattr(existing, field, getattr(info, field))
             info = existing
@@ -106,6 +123,9 @@ class Snapshot:
         return existing is None
 
     def remove_node_info(self, name: str) -> None:
+        existing = self._nodes.by_name.get(name)
+        if existing is not None:
+            self._count_images(existing.image_sizes, -1)
         if self._nodes.set(name, NodeInfo(), member=False):
             self._positions = None
         self._with_affinity.set(name, NodeInfo(), member=False)

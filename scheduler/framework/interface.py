@@ -15,7 +15,9 @@ Bind, PostBind) are coroutines.
 | PostFilter | ``async post_filter(state, pod, statuses)`` | (PostFilterResult or None, Status) |
 | PreScore | ``pre_score(state, pod, nodes)`` | Status |
 | Score | ``score(state, pod, node_info)`` | (int, Status) |
+| Score, batched (optional) | ``score_nodes(state, pod, nodes)``: ``score`` of each | (list[int], Status) |
 | NormalizeScore | ``normalize_score(state, pod, scores: list[NodeScore])`` | (list[NodeScore], Status) |
+| NormalizeScore, batched | ``normalize_scores(state, pod, scores: list[int])`` | (list[int], Status) |
 | Reserve | ``reserve(state, pod, node_name)`` / ``unreserve(...)`` | Status / None |
 | Permit | ``permit(state, pod, node_name)`` | (Status, timeout seconds) |
 | PreBind | ``async pre_bind(state, pod, node_name)`` | Status |
@@ -23,6 +25,8 @@ Bind, PostBind) are coroutines.
 | PostBind | ``post_bind(state, pod, node_name)`` | None |
 | EnqueueExtensions | ``events_to_register()`` | list[ClusterEvent] |
 
+The batched forms are optional and, when present, preferred by the runtime: they must give
+the same numbers as ``score``/``normalize_score`` (they save a call and a tuple per node).
 ``pod`` is the pod's JSON dict; ``nodes``/``node_info`` are ``NodeInfo``s of the cycle's
 snapshot. Plugins are built by ``factory(args: dict, handle: Handle)`` from a registry.
 """
@@ -62,6 +66,10 @@ class SnapshotLister(Protocol):
     def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]: ...
 
     def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]: ...
+
+    def num_nodes_with_image(self, image: str) -> int:
+        """How many of the snapshot's nodes report ``image`` (upstream ImageStateSummary.NumNodes)."""
+        ...
 
 
 class EventRecorder(Protocol):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from enum import IntFlag
-from typing import Any
+from typing import Any, NamedTuple
 
 from minikube_py.api.quantity import Quantity, QuantityError
 
@@ -166,19 +166,16 @@ class NodeInfo:
     pods_with_affinity: list[PodInfo] = field(default_factory=list)
     pods_with_required_anti_affinity: list[PodInfo] = field(default_factory=list)
     generation: int = 0
-    _name: str = field(default="", repr=False, compare=False)
-    _named: Object | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def name(self) -> str:
-        """The node's name (read on every Filter and Score call: cached per node object)."""
-        if self.node is not self._named:
-            self._named = self.node
-            self._name = str(((self.node or {}).get("metadata") or {}).get("name", ""))
-        return self._name
+    taints: list[Object] = field(default_factory=list)  # the node's spec.taints
+    unschedulable: bool = False  # the node's spec.unschedulable (cordoned)
+    name: str = ""  # the node's name, set with it
 
     def set_node(self, node: Object) -> None:
         self.node = node
+        self.name = str((node.get("metadata") or {}).get("name", ""))
+        spec = node.get("spec") or {}
+        self.taints = spec.get("taints") or []
+        self.unschedulable = bool(spec.get("unschedulable"))
         self.allocatable = Resource.from_list((node.get("status") or {}).get("allocatable"))
         self.image_sizes = {
             name: int(image.get("sizeBytes") or 0)
@@ -225,6 +222,9 @@ class NodeInfo:
             list(self.pods_with_affinity),
             list(self.pods_with_required_anti_affinity),
             self.generation,
+            self.taints,
+            self.unschedulable,
+            self.name,
         )
 
 
@@ -277,8 +277,9 @@ class ClusterEvent:
         return (self.resource in ("*", other.resource)) and bool(self.action & other.action)
 
 
-@dataclass(frozen=True, slots=True)
-class NodeScore:
+class NodeScore(NamedTuple):
+    """A node's score from one plugin (a tuple: built hundreds of times per cycle)."""
+
     name: str
     score: int
 

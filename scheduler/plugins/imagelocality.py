@@ -4,6 +4,7 @@ pod to the same node). Upstream's thresholds: 23 MiB minimum, 1000 MiB per conta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.framework.cyclestate import CycleState
@@ -48,11 +49,11 @@ class ImageLocality:
         """How widespread each of the pod's images is: (images, spread per image, the
         (image, spread) pairs that can add to a score, the score of a node with none)."""
         images = pod_images(pod)
-        all_nodes = self.handle.snapshot.list()
+        snapshot = self.handle.snapshot
+        total = len(snapshot.list())
         spread: dict[str, float] = {}
         for image in set(images):
-            having = sum(1 for n in all_nodes if image in n.image_sizes)
-            spread[image] = having / len(all_nodes) if all_nodes else 0.0
+            spread[image] = snapshot.num_nodes_with_image(image) / total if total else 0.0
         # an image no node has (spread 0) adds int(size * 0.0) == 0 wherever it is
         weighted = [(image, spread[image]) for image in images if spread[image]]
         state.write(_PRE_SCORE_KEY, (images, spread, weighted, calculate_priority(0, len(images))))
@@ -75,6 +76,15 @@ class ImageLocality:
             if size is not None:
                 total += int(size * image_spread)
         return calculate_priority(total, len(images)), SUCCESS
+
+    def score_nodes(
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """``score`` of each node: the same value everywhere when no node has the pod's images."""
+        pre = state.get(_PRE_SCORE_KEY)
+        if pre is not None and not pre[2]:
+            return [pre[3]] * len(nodes), SUCCESS
+        return [self.score(state, pod, node)[0] for node in nodes], SUCCESS
 
     def events_to_register(self) -> list[ClusterEvent]:
         return []

@@ -26,10 +26,9 @@ class NodeUnschedulable:
         pass
 
     def filter(self, state: CycleState, pod: Object, node_info: NodeInfo) -> Status:
-        node = node_info.node
-        if node is None:
-            return Status.unresolvable(ERR_REASON_UNKNOWN_CONDITION)
-        if not (node.get("spec") or {}).get("unschedulable"):
+        if not node_info.unschedulable:
+            if node_info.node is None:
+                return Status.unresolvable(ERR_REASON_UNKNOWN_CONDITION)
             return SUCCESS
         if tolerated(UNSCHEDULABLE_TAINT, pod_tolerations(pod)):
             return SUCCESS

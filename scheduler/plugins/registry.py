@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from scheduler.framework.interface import PluginFactory
 from scheduler.plugins.defaultbinder import DefaultBinder
+from scheduler.plugins.defaultpreemption import DefaultPreemption
 from scheduler.plugins.imagelocality import ImageLocality
 from scheduler.plugins.interpodaffinity.plugin import InterPodAffinity
 from scheduler.plugins.nodeaffinity import NodeAffinity
@@ -21,7 +22,7 @@ from scheduler.plugins.volumebinding import VolumeBinding
 
 def in_tree_registry() -> dict[str, PluginFactory]:
     """Plugin name -> factory ``(args, handle)`` (the plugin classes themselves)."""
-    registry: dict[str, PluginFactory] = {
+    return {
         plugin.name: plugin
         for plugin in (
             PrioritySort,
@@ -38,12 +39,6 @@ def in_tree_registry() -> dict[str, PluginFactory]:
             ImageLocality,
             VolumeBinding,
             DefaultBinder,
+            DefaultPreemption,
         )
     }
-    try:  # written separately; the registry works without it
-        from scheduler.plugins.defaultpreemption import DefaultPreemption  # type: ignore[import-not-found]
-    except ImportError:
-        pass
-    else:
-        registry["DefaultPreemption"] = DefaultPreemption
-    return registry

@@ -3,6 +3,7 @@ tolerate; Score prefers nodes with fewer untolerated PreferNoSchedule taints."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.framework.cyclestate import CycleState
@@ -10,13 +11,13 @@ from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore, Object
 from scheduler.plugins.events import NODE
-from scheduler.plugins.helper.normalize import default_normalize_score
+from scheduler.plugins.helper.normalize import default_normalize_score, default_normalize_values
 from scheduler.plugins.helper.taints import (
     DO_NOT_SCHEDULE_EFFECTS,
     PREFER_NO_SCHEDULE,
+    Taint,
     Toleration,
     find_untolerated_taint,
-    node_taints,
     pod_tolerations,
     tolerated,
 )
@@ -38,10 +39,10 @@ class TaintToleration:
         pass
 
     def filter(self, state: CycleState, pod: Object, node_info: NodeInfo) -> Status:
-        if node_info.node is None:
-            return Status.unresolvable("invalid nodeInfo")
-        taints = node_taints(node_info.node)
+        taints = node_info.taints
         if not taints:
+            if node_info.node is None:
+                return Status.unresolvable("invalid nodeInfo")
             return SUCCESS
         taint = find_untolerated_taint(taints, pod_tolerations(pod), DO_NOT_SCHEDULE_EFFECTS)
         if taint is None:
@@ -55,21 +56,35 @@ class TaintToleration:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Object, node_info: NodeInfo) -> tuple[int, Status]:
-        taints = node_taints(node_info.node)
+        taints = node_info.taints
         if not taints:
             return 0, SUCCESS
         tolerations: list[Toleration] | None = state.get(_PRE_SCORE_KEY)
         if tolerations is None:
             tolerations = prefer_no_schedule_tolerations(pod)
-        count = sum(
-            1 for t in taints if t.get("effect") == PREFER_NO_SCHEDULE and not tolerated(t, tolerations)
-        )
-        return count, SUCCESS
+        return _intolerable(taints, tolerations), SUCCESS
+
+    def score_nodes(
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """``score`` of each node; nodes without taints (the usual case) count 0 at once."""
+        tolerations: list[Toleration] | None = state.get(_PRE_SCORE_KEY)
+        if tolerations is None:
+            tolerations = prefer_no_schedule_tolerations(pod)
+        return [_intolerable(n.taints, tolerations) if n.taints else 0 for n in nodes], SUCCESS
 
     def normalize_score(
         self, state: CycleState, pod: Object, scores: list[NodeScore]
     ) -> tuple[list[NodeScore], Status]:
         return default_normalize_score(MAX_NODE_SCORE, True, scores), SUCCESS
 
+    def normalize_scores(self, state: CycleState, pod: Object, scores: list[int]) -> tuple[list[int], Status]:
+        return default_normalize_values(MAX_NODE_SCORE, True, scores), SUCCESS
+
     def events_to_register(self) -> list[ClusterEvent]:
         return [ClusterEvent(NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT, "NodeAddOrTaintChange")]
+
+
+def _intolerable(taints: list[Taint], tolerations: list[Toleration]) -> int:
+    """How many PreferNoSchedule taints ``tolerations`` do not tolerate."""
+    return sum(1 for t in taints if t.get("effect") == PREFER_NO_SCHEDULE and not tolerated(t, tolerations))

@@ -175,6 +175,9 @@ class FakeSnapshot:
     def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
         return [n for n in self.nodes if n.pods_with_required_anti_affinity]
 
+    def num_nodes_with_image(self, image: str) -> int:
+        return sum(1 for n in self.nodes if image in n.image_sizes)
+
 
 class FakeRecorder:
     def __init__(self) -> None:

@@ -80,7 +80,9 @@ async def store(request: pytest.FixtureRequest, kv: KV, prefix: str) -> AsyncIte
     if request.param.endswith("direct"):
         yield storage
         return
-    cacher = Cacher(storage, prefix, capacity=50, bookmark_interval=0.2, fresh_timeout=1.0)
+    cacher = Cacher(
+        storage, prefix, capacity=50, event_fresh_seconds=0, bookmark_interval=0.2, fresh_timeout=1.0
+    )
     async with running(cacher):
         await cacher.wait_ready()  # a watch from before the cache's first list is too old
         yield cacher

@@ -50,5 +50,14 @@ class NodeResourcesBalancedAllocation:
             requests = pod_request_list(pod, self.resources, True)
         return self._node_score(node_info, requests), SUCCESS
 
+    def score_nodes(
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        requests: list[int] | None = state.get(_PRE_SCORE_KEY)
+        if requests is None:
+            requests = pod_request_list(pod, self.resources, True)
+        node_score = self._node_score
+        return [node_score(node, requests) for node in nodes], SUCCESS
+
     def events_to_register(self) -> list[ClusterEvent]:
         return []

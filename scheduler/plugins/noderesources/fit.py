@@ -8,6 +8,7 @@ Args: ``ignoredResources``, ``ignoredResourceGroups`` (extended resources not ch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,6 +146,15 @@ class NodeResourcesFit:
         if requests is None:
             requests = pod_request_list(pod, self.resources, False)
         return self._node_score(node_info, requests), SUCCESS
+
+    def score_nodes(
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        requests: list[int] | None = state.get(_PRE_SCORE_KEY)
+        if requests is None:
+            requests = pod_request_list(pod, self.resources, False)
+        node_score = self._node_score
+        return [node_score(node, requests) for node in nodes], SUCCESS
 
     def events_to_register(self) -> list[ClusterEvent]:
         return [

@@ -30,6 +30,9 @@ class Snapshot:
     def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
         return []
 
+    def num_nodes_with_image(self, image: str) -> int:
+        return sum(1 for n in self.nodes if image in n.image_sizes)
+
 
 class Recorder:
     def event(self, obj: Object, event_type: str, reason: str, message: str) -> None:

@@ -415,6 +415,40 @@ def test_scores_are_normalized_then_weighted() -> None:
     ]
 
 
+def test_batched_score_and_normalize_are_used_when_a_plugin_has_them() -> None:
+    """``score_nodes``/``normalize_scores`` replace the per-node calls (one call per cycle)."""
+    calls: list[str] = []
+
+    def score_nodes(state: Any, pod: Any, infos: Any) -> tuple[list[int], Status]:
+        calls.append("score_nodes")
+        return [10, 50, 0], SUCCESS
+
+    def normalize_scores(state: Any, pod: Any, raw: list[int]) -> tuple[list[int], Status]:
+        calls.append("normalize_scores")
+        return [value * 2 for value in raw], SUCCESS
+
+    batched = plugin(
+        score=lambda s, p, info: calls.append("score") or (0, SUCCESS),
+        score_nodes=score_nodes,
+        normalize_score=lambda s, p, scores: calls.append("normalize_score") or (scores, SUCCESS),
+        normalize_scores=normalize_scores,
+    )
+    fw = build({"Batched": batched}, multi=[("Batched", 3)])
+    columns, status = fw.run_score_plugins_by_plugin(CycleState(), POD, nodes(3))
+    assert status is SUCCESS
+    assert columns == {"Batched": [60, 300, 0]}
+    assert calls == ["score_nodes", "normalize_scores"]
+
+
+def test_a_failing_batched_normalize_is_an_error() -> None:
+    failing = plugin(
+        score=lambda s, p, info: (1, SUCCESS),
+        normalize_scores=lambda s, p, raw: ([], Status.as_error(RuntimeError("broken"))),
+    )
+    _columns, status = build({"F": failing}).run_score_plugins_by_plugin(CycleState(), POD, nodes(2))
+    assert status.message() == 'running Normalize on Score plugins: plugin "F" failed with: broken'
+
+
 def test_pre_score_skip_skips_that_plugins_score() -> None:
     fw = build(
         {

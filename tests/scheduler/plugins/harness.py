@@ -33,7 +33,16 @@ def run_score(plugin: Any, pod: Object, nodes: list[NodeInfo]) -> dict[str, int]
         score, status = plugin.score(state, pod, node)
         assert status.is_success(), status
         scores.append(NodeScore(node.name, score))
+    if hasattr(plugin, "score_nodes"):  # the batched form must agree with score per node
+        batched, status = plugin.score_nodes(state, pod, nodes)
+        assert status.is_success(), status
+        assert batched == [s.score for s in scores]
     if hasattr(plugin, "normalize_score"):
+        raw = [s.score for s in scores]
         scores, status = plugin.normalize_score(state, pod, scores)
         assert status.is_success(), status
+        if hasattr(plugin, "normalize_scores"):
+            batched, status = plugin.normalize_scores(state, pod, raw)
+            assert status.is_success(), status
+            assert batched == [s.score for s in scores]
     return {s.name: s.score for s in scores}
