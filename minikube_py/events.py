@@ -27,7 +27,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import format_rfc3339
@@ -75,6 +75,12 @@ class _Written:
     name: str
     count: int
     at: float
+
+
+class Recorder(Protocol):
+    """What components record Events through (``EventRecorder``, ``FakeRecorder``)."""
+
+    def event(self, obj: Object, event_type: str, reason: str, message: str) -> None: ...
 
 
 class EventRecorder:

@@ -41,3 +41,14 @@ def ensure_component_identities(data_dir: Path, pki: ClusterPKI, server: str) ->
 def ensure_node_identity(data_dir: Path, pki: ClusterPKI, node_name: str, server: str) -> Path:
     """``system:node:<name>`` in ``system:nodes`` (what the Node authorizer expects)."""
     return ensure_identity(data_dir, pki, f"node-{node_name}", node_user(node_name), (NODE_GROUP,), server)
+
+
+FAKE_NODES_USER = "minikube-py:fake-nodes"
+
+
+def ensure_fake_nodes_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
+    """The agent that simulates many nodes acts for all of them, so it cannot be one node's
+    ``system:node:<name>`` (the Node authorizer and NodeRestriction would stop it at its own
+    node): like kwok's controller it is an administrator (``system:masters``). Simulated nodes
+    are for demos and scale tests, not a security boundary."""
+    return ensure_identity(data_dir, pki, "fake-nodes", FAKE_NODES_USER, ("system:masters",), server)

@@ -111,10 +111,14 @@ def start_up(
     """``up`` on ``port``; ``store`` None means the default (sqlite in the data dir).
 
     ``home`` None adds ``--no-kubeconfig-merge``, so tests never touch the user's kubeconfig;
-    otherwise ``up`` runs with ``HOME=home`` and no ``KUBECONFIG`` (see ``home_env``).
+    otherwise ``up`` runs with ``HOME=home`` and no ``KUBECONFIG`` (see ``home_env``). No node
+    agents run unless ``flags`` ask for them (``--nodes``, ``--fake-nodes``): tests of the
+    control plane alone stay independent of them.
     """
     data_dir = data_dir or tmp / "data"
     args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else []), *flags]
+    if not any(flag.startswith("--nodes") for flag in flags):
+        args += ["--nodes", "0"]
     if home is None:
         args.append("--no-kubeconfig-merge")
     logs = tmp / f"logs-{time.monotonic_ns()}"

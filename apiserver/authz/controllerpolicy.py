@@ -37,6 +37,10 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule("create", "", ("serviceaccounts",)),
         events_rule(),
     ],
+    "root-ca-cert-publisher": [
+        rule(("create", "update"), "", ("configmaps",)),
+        events_rule(),
+    ],
     "node-controller": [
         rule(("get", "list", "update", "delete", "patch"), "", ("nodes",)),
         rule(("patch", "update"), "", ("nodes/status", "pods/status")),

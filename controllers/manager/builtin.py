@@ -11,6 +11,7 @@ from controllers.namespace.controller import NamespaceController
 from controllers.nodelifecycle.controller import NodeLifecycleController
 from controllers.nodelifecycle.tainteviction import TaintEvictionController
 from controllers.replicaset.controller import ReplicaSetController
+from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
 from minikube_py.controller import Controller
 
@@ -33,6 +34,10 @@ def _namespace(c: ControllerContext) -> Controller:
 
 def _serviceaccount(c: ControllerContext) -> Controller:
     return ServiceAccountController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _root_ca_cert_publisher(c: ControllerContext) -> Controller:
+    return RootCACertPublisher(c.client, c.factory, c.root_ca, clock=c.clock)
 
 
 def _node_lifecycle(c: ControllerContext) -> Controller:
@@ -59,6 +64,13 @@ def builtin_registry() -> ControllerRegistry:
                 "service-account-controller",
                 1,
                 ("serviceaccount",),
+            ),
+            ControllerSpec(
+                "root-ca-certificate-publisher-controller",
+                _root_ca_cert_publisher,
+                "root-ca-cert-publisher",
+                1,
+                ("root-ca-cert-publisher",),
             ),
             ControllerSpec("namespace-controller", _namespace, "namespace-controller", 10, ("namespace",)),
             ControllerSpec(

@@ -44,7 +44,9 @@ class ManagerOptions:
     controller name (else the controller's default); ``health_port`` None serves no health
     endpoint (0 picks a free port). ``qps``/``burst`` pace each client: client-go's defaults
     (5/10) and kube-controller-manager's (20/30) throttle a 1,000-pod ReplicaSet to ~49 s; the
-    apiserver here serves far more, so the defaults are higher."""
+    apiserver here serves far more, so the defaults are higher. ``root_ca`` (the contents of
+    ``--root-ca-file``) is the CA bundle published to every namespace; None means the CA of the
+    manager's kubeconfig."""
 
     controllers: Sequence[str] = ("*",)
     workers: Mapping[str, int] = field(default_factory=dict)
@@ -56,6 +58,7 @@ class ManagerOptions:
     qps: float = 1000.0
     burst: int = 2000
     identity: str = field(default_factory=default_identity)
+    root_ca: bytes | None = field(default=None, repr=False)
 
 
 async def run_controller_manager(
@@ -64,8 +67,11 @@ async def run_controller_manager(
     options: ManagerOptions,
     clock: Clock | None = None,
 ) -> None:
-    """Run until cancelled. Raises ``UnknownControllerError`` before connecting."""
+    """Run until cancelled. Raises ``UnknownControllerError``, or ``KubeconfigError`` when the
+    kubeconfig's CA file cannot be read, before connecting."""
     selected = registry.select(options.controllers)
+    if options.root_ca is None:  # upstream: --root-ca-file defaults to the kubeconfig's CA
+        options = dataclasses.replace(options, root_ca=config.ca_bundle() or b"")
     clock = clock or RealClock()
     config = dataclasses.replace(
         config, qps=options.qps, burst=options.burst, user_agent="kube-controller-manager/minikube-py"
@@ -136,6 +142,7 @@ async def run_controllers(
                     clock,
                     node_monitor_period=options.node_monitor_period,
                     node_monitor_grace_period=options.node_monitor_grace_period,
+                    root_ca=options.root_ca or b"",
                 )
                 controller = spec.new(context)
                 tasks.create_task(recorder.run(), name=f"{spec.name}-events")

@@ -5,7 +5,7 @@ selects (upstream's rules: ``*`` is every controller on by default, ``name`` tur
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client.interfaces import Client
@@ -17,7 +17,9 @@ from minikube_py.events import EventRecorder
 @dataclass(frozen=True, slots=True)
 class ControllerContext:
     """What a controller is built from: its own client, the shared informer factory, its
-    event recorder, the clock, and the manager's tunables (upstream's flag names)."""
+    event recorder, the clock, and the manager's tunables (upstream's flag names). ``root_ca``
+    is the PEM bundle that verifies the apiserver (``--root-ca-file``, else the CA of the
+    manager's kubeconfig; empty when that trusts the system store)."""
 
     client: Client
     factory: SharedInformerFactory
@@ -25,6 +27,7 @@ class ControllerContext:
     clock: Clock
     node_monitor_period: float = 5.0
     node_monitor_grace_period: float = 40.0
+    root_ca: bytes = field(default=b"", repr=False)
 
 
 NewController = Callable[[ControllerContext], Controller]

@@ -1,11 +1,12 @@
 """``minikube-py controller-manager --kubeconfig F``: every controller, leader-elected, with
 upstream's flag names (``--controllers``, ``--concurrent-*-syncs``, ``--leader-elect``,
 ``--use-service-account-credentials``, ``--kube-api-qps``/``--kube-api-burst``,
-``--secure-port`` for ``/healthz`` and ``/metrics``)."""
+``--root-ca-file``, ``--secure-port`` for ``/healthz`` and ``/metrics``)."""
 
 from __future__ import annotations
 
 import argparse
+import ssl
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +88,33 @@ def add_manager_flags(parser: argparse.ArgumentParser) -> None:
         help="how long a node may go without a heartbeat before it is marked unhealthy (default 40s)",
     )
     parser.add_argument(
+        "--root-ca-file",
+        type=ca_bundle,
+        dest="root_ca",
+        metavar="FILE",
+        help="the PEM CA bundle published to every namespace as ConfigMap kube-root-ca.crt "
+        "(default: the certificate authority of the kubeconfig)",
+    )
+    parser.add_argument(
         "--kube-api-qps", type=float, default=ManagerOptions.qps, metavar="QPS", help="(default %(default)s)"
     )
     parser.add_argument(
         "--kube-api-burst", type=int, default=ManagerOptions.burst, metavar="N", help="(default %(default)s)"
     )
+
+
+def ca_bundle(path: str) -> bytes:
+    """The contents of ``path``, which must hold PEM certificates (upstream's ``readCA``);
+    otherwise an ``ArgumentTypeError`` naming the file."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"cannot read {path}: {err.strerror or err}") from err
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cadata=data.decode("ascii"))
+    except (ssl.SSLError, UnicodeDecodeError, ValueError) as err:
+        raise argparse.ArgumentTypeError(f"{path} holds no PEM certificates") from err
+    return data
 
 
 def manager_options(args: argparse.Namespace, health_port: int | None) -> ManagerOptions:
@@ -106,6 +129,7 @@ def manager_options(args: argparse.Namespace, health_port: int | None) -> Manage
         node_monitor_grace_period=args.node_monitor_grace_period,
         qps=args.kube_api_qps,
         burst=args.kube_api_burst,
+        root_ca=args.root_ca,
     )
 
 

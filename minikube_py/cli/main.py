@@ -23,7 +23,15 @@ from apiserver.authn.config import AuthenticationConfigError
 from apiserver.server import ServeError
 from apiserver.storage.errors import StoreConfigError
 from controllers.manager.registry import UnknownControllerError
-from minikube_py.cli import apiserver, controller_manager, kubeconfig_cmd, scheduler_cmd, token, up
+from minikube_py.cli import (
+    apiserver,
+    controller_manager,
+    kubeconfig_cmd,
+    nodeagent_cmd,
+    scheduler_cmd,
+    token,
+    up,
+)
 from minikube_py.cli.datadir import ClusterAccessError
 from minikube_py.kubeconfig import KubeconfigError
 from minikube_py.pki import PKIError
@@ -63,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     apiserver.add_parser(subcommands)
     controller_manager.add_parser(subcommands)
     scheduler_cmd.add_parser(subcommands)
+    nodeagent_cmd.add_parser(subcommands)
     kubeconfig_cmd.add_parser(subcommands)
     token.add_parser(subcommands)
     return parser

@@ -37,7 +37,11 @@ from minikube_py.cli.controller_manager import add_manager_flags, manager_option
 from minikube_py.cli.scheduler_cmd import add_up_scheduler_flags, scheduler_options
 from minikube_py.cli.security import up_security
 from minikube_py.client.config import load_kubeconfig
-from minikube_py.identities import ensure_component_identities
+from minikube_py.identities import (
+    ensure_component_identities,
+    ensure_fake_nodes_identity,
+    ensure_node_identity,
+)
 from minikube_py.kubeconfig import (
     ADMIN_KUBECONFIG,
     CONTEXT_NAME,
@@ -46,13 +50,25 @@ from minikube_py.kubeconfig import (
     merge_kubeconfig,
     write_client_kubeconfig,
 )
-from minikube_py.pki import ClusterPKI, ensure_cluster_pki
+from minikube_py.pki import ClusterPKI, ensure_cluster_pki, load_certificate_authority
+from nodeagent.agent import (
+    AgentOptions,
+    ServingTLS,
+    node_root,
+    process_pod_cidr,
+    run_fake_nodes,
+    run_node_agent,
+)
 from scheduler.app import SchedulerOptions, run_scheduler
 
 logger = logging.getLogger("kubeconfig")
 
 DEFAULT_DATA_DIR = Path("~/.minikube-py")
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
+
+
+NODE_ADDRESS_TYPES = ("InternalIP", "ExternalIP", "Hostname")
+MAX_PROCESS_NODES = 254
 
 
 class DataDirError(Exception):
@@ -68,8 +84,11 @@ async def up(
     audit_policy: Policy | None = None,
     manager: ManagerOptions | None = None,
     scheduling: SchedulerOptions | None = None,
+    nodes: int = 0,
+    fake_nodes: int = 0,
 ) -> None:
     """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
+    ``nodes`` process-runtime node agents and ``fake_nodes`` simulated ones run with it.
     ``kubeconfig_merge`` merges the ``minikube-py`` context into the user's kubeconfig; a
     failure to do so is logged and does not stop the cluster.
 
@@ -105,6 +124,8 @@ async def up(
                     ca_file=pki.ca.cert,
                     client_cert=pki.kubelet_client.cert,
                     client_key=pki.kubelet_client.key,
+                    # as kubeadm configures it: node names need not resolve
+                    preferred_address_types=NODE_ADDRESS_TYPES,
                 ),
                 security=up_security(data_dir, pki, audit_policy),
                 sock=sock,
@@ -117,6 +138,8 @@ async def up(
                 server,
                 manager or ManagerOptions(),
                 scheduling or SchedulerOptions(),
+                nodes,
+                fake_nodes,
             )
             await serve_with_components(apiserver, components)
 
@@ -128,16 +151,39 @@ async def run_components(
     server: str,
     manager: ManagerOptions,
     scheduling: SchedulerOptions,
+    nodes: int = 0,
+    fake_nodes: int = 0,
 ) -> None:
-    """Once the apiserver listens: the controller-manager and the scheduler, each with its own
-    identity, over HTTPS on loopback like separate processes would."""
+    """Once the apiserver listens: the controller-manager, the scheduler and the node agents
+    (``node-1..N`` on the process runtime, ``fake-1..M`` simulated by one agent), each with its
+    own identity, over HTTPS on loopback like separate processes would."""
     await listening.wait()
     kubeconfigs = ensure_component_identities(data_dir, pki, server)
+    ca = load_certificate_authority(pki.ca)
+    agents = [
+        run_node_agent(
+            load_kubeconfig(ensure_node_identity(data_dir, pki, name, server)),
+            AgentOptions(name, data_dir, "process", port=0, pod_cidr=process_pod_cidr(index)),
+            ServingTLS.issued_by(ca, node_root(data_dir, name) / "pki"),
+        )
+        for index, name in ((i, f"node-{i}") for i in range(1, nodes + 1))
+    ]
+    if fake_nodes:
+        names = [f"fake-{i}" for i in range(1, fake_nodes + 1)]
+        agents.append(
+            run_fake_nodes(
+                load_kubeconfig(ensure_fake_nodes_identity(data_dir, pki, server)),
+                names,
+                data_dir,
+                ServingTLS.issued_by(ca, data_dir / "nodes" / "fake-pki"),
+            )
+        )
     await run_together(
         run_controller_manager(
             load_kubeconfig(kubeconfigs["controller-manager"]), builtin_registry(), manager
         ),
         run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), scheduling),
+        *agents,
     )
 
 
@@ -231,17 +277,17 @@ def add_parser(subcommands: Any) -> None:
     parser.add_argument("--store", metavar="URL", help=f"{STORE_HELP} (default sqlite:///DIR/store.db)")
     parser.add_argument(
         "--nodes",
-        type=_count,
+        type=_process_nodes,
         default=1,
         metavar="N",
-        help="process-runtime nodes (default %(default)s; accepted, not used yet: no node agents run)",
+        help="node agents on the process runtime, node-1..N (default %(default)s)",
     )
     parser.add_argument(
         "--fake-nodes",
         type=_count,
         default=0,
         metavar="N",
-        help="simulated nodes (default %(default)s; accepted, not used yet: no node agents run)",
+        help="simulated nodes fake-1..N, served by one agent (default %(default)s)",
     )
     parser.add_argument(
         "--no-kubeconfig-merge",
@@ -267,7 +313,17 @@ async def _run(args: argparse.Namespace) -> None:
         scheduling=scheduler_options(
             args, health_port=None if args.scheduler_secure_port < 0 else args.scheduler_secure_port
         ),
+        nodes=args.nodes,
+        fake_nodes=args.fake_nodes,
     )
+
+
+def _process_nodes(text: str) -> int:
+    """Each process node gets a loopback /16 (127.N.0.0), so at most 254 of them."""
+    count = _count(text)
+    if count > MAX_PROCESS_NODES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_PROCESS_NODES} process nodes (got {count})")
+    return count
 
 
 def _count(text: str) -> int:

@@ -74,6 +74,19 @@ class ClientConfig:
     user_agent: str = field(default_factory=default_user_agent)
     timeout: float = DEFAULT_TIMEOUT
 
+    def ca_bundle(self) -> bytes | None:
+        """The PEM bundle of the CA this config trusts (``ca_data``, else the contents of
+        ``ca_file``, the order ``ssl_context`` uses); None when the system trust store is used.
+        Raises ``KubeconfigError`` when ``ca_file`` cannot be read."""
+        if self.ca_data is not None:
+            return self.ca_data
+        if self.ca_file is None:
+            return None
+        try:
+            return self.ca_file.read_bytes()
+        except OSError as err:
+            raise KubeconfigError(f"cannot load the certificate authority: {_reason(err)}") from err
+
     def ssl_context(self) -> ssl.SSLContext:
         """The client TLS context (CA, client certificate). Raises ``KubeconfigError``."""
         context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)

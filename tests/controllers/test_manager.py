@@ -27,6 +27,7 @@ def names(flags: list[str]) -> list[str]:
 
 ALL = [
     "serviceaccount-controller",
+    "root-ca-certificate-publisher-controller",
     "namespace-controller",
     "garbage-collector-controller",
     "replicaset-controller",

@@ -1,18 +1,21 @@
 """The controller-manager inside ``up``, driven with real kubectl as a learner would: a
 Deployment becomes a ReplicaSet and pods, rollouts, history and undo, scaling, cascading
-deletes, namespace deletion, default service accounts and a lost node.
+deletes, namespace deletion, default service accounts, the published root CA and a lost node.
 
 Pods are reported Ready by ``standin.ReadyPods`` (no node agents yet; issue 7)."""
 
 from __future__ import annotations
 
 import json
+import ssl
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 import pytest
+import yaml
 
 from tests.cluster import Cluster, free_port, kubectl, start_up
 from tests.controllers.e2e.standin import ReadyPods
@@ -81,6 +84,29 @@ def test_every_namespace_gets_a_default_service_account(cluster: Cluster) -> Non
     eventually(
         lambda: kubectl(cluster, "-n", ns, "get", "serviceaccount", "default").returncode == 0,
         "the default service account to be re-created",
+    )
+
+
+def test_every_namespace_gets_the_root_ca_that_verifies_the_apiserver(cluster: Cluster) -> None:
+    ns = namespace(cluster, "root-ca")
+    show = ("-n", ns, "get", "configmap", "kube-root-ca.crt", "-o", "yaml")
+    configmap = yaml.safe_load(eventually(lambda: ok(cluster, *show), "kube-root-ca.crt"))
+    bundle = configmap["data"]["ca.crt"]
+    assert configmap["metadata"]["annotations"]["kubernetes.io/description"].startswith(
+        "Contains a CA bundle that can be used to verify the kube-apiserver"
+    )
+    with httpx.Client(verify=ssl.create_default_context(cadata=bundle), timeout=5) as client:
+        assert client.get(f"{cluster.url}/readyz").status_code == 200  # the server's chain verifies
+
+    ok(cluster, "-n", ns, "patch", "configmap", "kube-root-ca.crt", "-p", '{"data":{"ca.crt":"tampered"}}')
+    eventually(
+        lambda: yaml.safe_load(ok(cluster, *show))["data"] == {"ca.crt": bundle},
+        "the edited CA to be rewritten",
+    )
+    ok(cluster, "-n", ns, "delete", "configmap", "kube-root-ca.crt")
+    eventually(
+        lambda: yaml.safe_load(ok(cluster, *show))["data"] == {"ca.crt": bundle},
+        "kube-root-ca.crt to be re-created",
     )
 
 

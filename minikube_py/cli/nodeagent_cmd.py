@@ -1,0 +1,59 @@
+"""``minikube-py node-agent --kubeconfig F --node-name N --runtime process|fake``: one node agent
+(a miniature kubelet), with the kubelet's flags for its serving certificate and client CA."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from minikube_py.cli.up import DEFAULT_DATA_DIR
+from minikube_py.client.config import load_kubeconfig
+from minikube_py.pki import CertKeyPair
+from nodeagent.agent import DEFAULT_PORT, AgentOptions, ServingTLS, run_node_agent
+
+RUNTIMES = ("process", "fake")
+
+
+def add_parser(subcommands: Any) -> None:
+    parser: argparse.ArgumentParser = subcommands.add_parser(
+        "node-agent",
+        help="run one node agent (a miniature kubelet)",
+        description="Register a node and run the pods bound to it on a process or simulated runtime.",
+    )
+    parser.add_argument("--kubeconfig", type=Path, required=True, metavar="FILE", help="the node's identity")
+    parser.add_argument("--node-name", required=True, metavar="NAME")
+    parser.add_argument("--runtime", choices=RUNTIMES, default="process", help="(default %(default)s)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=DEFAULT_DATA_DIR,
+        metavar="DIR",
+        help="the node's files go to DIR/nodes/NAME (default %(default)s)",
+    )
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="the node API's HTTPS port (default %(default)s)"
+    )
+    parser.add_argument(
+        "--address", default="127.0.0.1", help="where the node API listens (default %(default)s)"
+    )
+    parser.add_argument(
+        "--tls-cert-file", type=Path, required=True, metavar="FILE", help="the node API's certificate"
+    )
+    parser.add_argument("--tls-private-key-file", type=Path, required=True, metavar="FILE")
+    parser.add_argument(
+        "--client-ca-file",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="CA of the apiserver's client certificate",
+    )
+    parser.set_defaults(run=_run)
+
+
+async def _run(args: argparse.Namespace) -> None:
+    config = load_kubeconfig(args.kubeconfig)
+    tls = ServingTLS(CertKeyPair(args.tls_cert_file, args.tls_private_key_file), args.client_ca_file)
+    data_dir = args.data_dir.expanduser()
+    options = AgentOptions(args.node_name, data_dir, args.runtime, args.port, args.address)
+    await run_node_agent(config, options, tls)

@@ -1,0 +1,218 @@
+"""One node agent: the assembly of a node's parts (upstream ``kubelet.Run``).
+
+``run_node_agent`` serves one node: its HTTPS API (``node.server``), registration, status and
+Lease (``node.heartbeats``), and its pods (``pod.podmanager``) on a runtime, all through one
+client with the node's identity. ``run_fake_nodes`` serves many simulated nodes from one
+process: one client, one heartbeat loop and one pod informer for all of them, a fake runtime
+and a pod manager per node (kwok-style; the identity must be allowed to act for every node).
+
+Files of node ``N`` live under ``<data-dir>/nodes/N`` (volumes, logs, the serving
+certificate, static pod manifests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from minikube_py.cache.factory import SharedInformerFactory
+from minikube_py.cache.informer import SharedInformer
+from minikube_py.client import RESTClient
+from minikube_py.client.config import ClientConfig
+from minikube_py.client.resourcetypes import PODS, SERVICES
+from minikube_py.clock import Clock, RealClock
+from minikube_py.events import EventRecorder
+from minikube_py.pki import CertificateAuthority, CertKeyPair
+from nodeagent.node.containerlogs import PodLogTarget
+from nodeagent.node.heartbeats import NodeHeartbeats
+from nodeagent.node.nodeinfo import NodeConfig, fake_node_config, process_node_config
+from nodeagent.node.server import AgentServer, agent_app
+from nodeagent.node.tls import ensure_serving_certificate
+from nodeagent.pod.containerconfig import ContainerEnvironment
+from nodeagent.pod.podmanager import PodManager
+from nodeagent.runtime.fake import FakeRuntime
+from nodeagent.runtime.interface import ContainerRuntime
+from nodeagent.runtime.podip import DEFAULT_POD_CIDR
+from nodeagent.runtime.process import ProcessRuntime
+from nodeagent.volumes import VolumeManager
+
+log = logging.getLogger("nodeagent")
+USER_AGENT = "kubelet/minikube-py"
+DEFAULT_PORT = 10250
+
+
+@dataclass(frozen=True)
+class ServingTLS:
+    """The API's serving pair and the CA its clients' certificates must chain to."""
+
+    cert: CertKeyPair
+    client_ca: Path
+
+    @classmethod
+    def issued_by(cls, ca: CertificateAuthority, directory: Path) -> ServingTLS:
+        pair, client_ca = ensure_serving_certificate(ca, directory)
+        return cls(pair, client_ca)
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    node_name: str
+    data_dir: Path
+    runtime: str = "process"  # or "fake"
+    port: int = DEFAULT_PORT  # 0: a free port
+    host: str = "127.0.0.1"
+    pod_cidr: str = DEFAULT_POD_CIDR  # where this node's pod IPs come from
+
+
+def process_pod_cidr(index: int) -> str:
+    """Node ``node-<index>``'s loopback range: 127.<index>.0.0/16 (processes can bind it)."""
+    return f"127.{index}.0.0/16"
+
+
+def fake_pod_cidr(index: int) -> str:
+    """Simulated node ``fake-<index>``'s range, a /24 of 10.100.0.0 onward (never bound)."""
+    return f"10.{100 + (index >> 8)}.{index & 255}.0/24"
+
+
+def node_root(data_dir: Path, node_name: str) -> Path:
+    return data_dir / "nodes" / node_name
+
+
+async def run_node_agent(
+    config: ClientConfig, options: AgentOptions, tls: ServingTLS, clock: Clock | None = None
+) -> None:
+    """Serve one node until cancelled."""
+    clock = clock or RealClock()
+    root = node_root(options.data_dir, options.node_name)
+    root.mkdir(parents=True, exist_ok=True)
+    client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT), clock=clock)
+    runtime: ContainerRuntime = (
+        FakeRuntime(clock, pod_cidr=options.pod_cidr)
+        if options.runtime == "fake"
+        else ProcessRuntime(str(root / "runtime"), pod_cidr=options.pod_cidr)
+    )
+    try:
+        factory = SharedInformerFactory(client, clock=clock)
+        pods = factory.informer(PODS, field_selector=f"spec.nodeName={options.node_name}")
+        services = factory.informer(SERVICES)
+        server = AgentServer(
+            agent_app(_log_lookup(pods, root)),
+            cert=tls.cert,
+            client_ca=tls.client_ca,
+            host=options.host,
+            port=options.port,
+        )
+        version = await runtime.version()
+        if options.runtime == "fake":
+            node = fake_node_config(options.node_name, port=server.port, runtime_version=version)
+        else:
+            node = process_node_config(
+                options.node_name, data_dir=root, port=server.port, runtime_version=version
+            )
+        node = dataclasses.replace(node, address=options.host)
+        heartbeats = NodeHeartbeats(clock=clock)
+        heartbeats.add(client, node)
+        recorder = EventRecorder(client, "kubelet", clock=clock, host=options.node_name)
+        manager = _pod_manager(client, node, root, runtime, recorder, clock, services)
+        pods.add_event_handler(manager.handlers())
+        async with asyncio.TaskGroup() as tasks:
+            tasks.create_task(server.serve())
+            tasks.create_task(heartbeats.run())
+            tasks.create_task(recorder.run())
+            factory.start(tasks)
+            tasks.create_task(manager.run())
+    finally:
+        await runtime.close()
+        await client.close()
+
+
+async def run_fake_nodes(
+    config: ClientConfig,
+    names: Sequence[str],
+    data_dir: Path,
+    tls: ServingTLS,
+    clock: Clock | None = None,
+) -> None:
+    """Serve the simulated nodes ``names`` until cancelled (one API server for all of them)."""
+    clock = clock or RealClock()
+    client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT), clock=clock)
+    runtimes: list[ContainerRuntime] = []
+    try:
+        factory = SharedInformerFactory(client, clock=clock)
+        pods = factory.informer(PODS)
+        services = factory.informer(SERVICES)
+        roots = {name: node_root(data_dir, name) for name in names}
+        server = AgentServer(
+            agent_app(_log_lookup(pods, None, roots)), cert=tls.cert, client_ca=tls.client_ca, port=0
+        )
+        heartbeats = NodeHeartbeats(clock=clock)
+        recorder = EventRecorder(client, "kubelet", clock=clock)
+        managers: list[PodManager] = []
+        for index, name in enumerate(names, start=1):
+            runtime = FakeRuntime(clock, pod_cidr=fake_pod_cidr(index))
+            runtimes.append(runtime)
+            node = fake_node_config(name, port=server.port, runtime_version=await runtime.version())
+            heartbeats.add(client, node)
+            manager = _pod_manager(client, node, roots[name], runtime, recorder, clock, services)
+            pods.add_event_handler(manager.handlers())
+            managers.append(manager)
+        async with asyncio.TaskGroup() as tasks:
+            tasks.create_task(server.serve())
+            tasks.create_task(heartbeats.run())
+            tasks.create_task(recorder.run())
+            factory.start(tasks)
+            for manager in managers:
+                tasks.create_task(manager.run())
+    finally:
+        for each in runtimes:
+            await each.close()
+        await client.close()
+
+
+def _pod_manager(
+    client: RESTClient,
+    node: NodeConfig,
+    root: Path,
+    runtime: ContainerRuntime,
+    recorder: EventRecorder,
+    clock: Clock,
+    services: SharedInformer,
+) -> PodManager:
+    """A node's pod manager, its volumes under ``root``."""
+    volumes = VolumeManager(client, root, node_allocatable=node.allocatable, clock=clock)
+    environment = ContainerEnvironment(
+        client,
+        root,
+        volumes,
+        host_ip=node.address,
+        node_allocatable=node.allocatable,
+        services=services.indexer.list,
+        simulated=runtime.name == "fake",
+    )
+    return PodManager(client, node.name, runtime, environment, recorder, clock, host_ip=node.address)
+
+
+def _log_lookup(
+    pods: SharedInformer, root: Path | None, roots: dict[str, Path] | None = None
+) -> Callable[[str, str], PodLogTarget | None]:
+    """The server's view of a pod: its log directory and its statuses, from the informer."""
+
+    def lookup(namespace: str, name: str) -> PodLogTarget | None:
+        pod = pods.indexer.get_by_key(f"{namespace}/{name}")
+        if pod is None:
+            return None
+        node_dir = (
+            root if root is not None else (roots or {}).get((pod.get("spec") or {}).get("nodeName", ""))
+        )
+        if node_dir is None:
+            return None
+        meta, status = pod["metadata"], pod.get("status") or {}
+        statuses = (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
+        directory = node_dir / "logs" / f"{namespace}_{name}_{meta['uid']}"
+        return PodLogTarget(meta["uid"], str(directory), statuses)
+
+    return lookup

@@ -1,0 +1,1 @@
+"""The pod side of the node agent: actions, sync, workers, PLEG, status and backoff."""

@@ -1,0 +1,159 @@
+"""A container's runtime configuration from its pod (upstream ``generateContainerConfig``).
+
+``ContainerEnvironment`` is the agent's ``PodEnvironment``: it sets up a pod's volumes
+(``VolumeManager``) and turns each container into a ``ContainerConfig``:
+
+- **command**: ``command`` + ``args``. There are no image entrypoints without images, so a
+  container without ``command`` runs its image's built-in program when the image is one of
+  ``nodeagent.images`` (``nginx``), and otherwise cannot be created (``CreateContainerError``,
+  saying so);
+- **env**: ``make_environment_variables`` (configMap/secret/field/resource refs, service
+  variables from the services informer), with ``POD_IP`` added when the pod does not set it
+  (the built-in images bind to it) and ``NGINX_PORT`` for a built-in nginx with a
+  ``containerPort``;
+- **mounts**: the container's ``volumeMounts`` on the prepared volumes;
+- **log path**: ``<root>/logs/<namespace>_<name>_<uid>/<container>/<restart count>.log``;
+- **resources**: the limits the runtime enforces; labels naming the pod and the spec's hash.
+
+Configuration errors are ``ConfigError`` with the waiting reason (CreateContainerConfigError
+for a missing configMap or secret, CreateContainerError for a missing command).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from minikube_py.api.quantity import Quantity
+from minikube_py.client.interfaces import Client
+from nodeagent.envvars import make_environment_variables
+from nodeagent.images import BUILT_IN_IMAGES, default_command, image_name
+from nodeagent.pod.actions import container_hash
+from nodeagent.pod.runtimestatus import (
+    LABEL_CONTAINER_HASH,
+    LABEL_CONTAINER_NAME,
+    LABEL_POD_NAME,
+    LABEL_POD_NAMESPACE,
+    LABEL_POD_UID,
+)
+from nodeagent.pod.sync import ConfigError, VolumeError
+from nodeagent.runtime.interface import ContainerConfig, Resources, RuntimeError_
+from nodeagent.volumes import VolumeManager, VolumeSetupError, make_mounts
+
+Object = dict[str, Any]
+ServiceLister = Callable[[], Iterable[Mapping[str, Any]]]
+
+
+class ContainerEnvironment:
+    def __init__(
+        self,
+        client: Client,
+        root: Path,
+        volumes: VolumeManager,
+        *,
+        host_ip: str,
+        node_allocatable: Mapping[str, str],
+        services: ServiceLister | None = None,
+        simulated: bool = False,
+    ) -> None:
+        """``services`` lists the cluster's Services (an informer's cache); None asks the
+        apiserver for each container. ``simulated`` (the fake runtime runs nothing): any image
+        will do, a container without command gets the image name as its argv."""
+        self.client = client
+        self.root = root
+        self.volumes = volumes
+        self.host_ip = host_ip
+        self.node_allocatable = dict(node_allocatable)
+        self.services = services
+        self.simulated = simulated
+
+    async def prepare_pod(self, pod: Object) -> None:
+        try:
+            await self.volumes.setup_pod_volumes(pod)
+        except VolumeSetupError as err:
+            raise VolumeError(str(err)) from err
+
+    def log_directory(self, pod: Object) -> str:
+        meta = pod["metadata"]
+        return str(self.root / "logs" / f"{meta['namespace']}_{meta['name']}_{meta['uid']}")
+
+    async def container_config(
+        self, pod: Object, container: Object, *, pod_ip: str, attempt: int, log_directory: str
+    ) -> ContainerConfig:
+        if self.simulated:
+            command = resolve_command(container, fallback=[container.get("image", "")])
+        else:
+            command = resolve_command(container)
+        try:
+            env = await make_environment_variables(
+                self.client,
+                pod,
+                container,
+                pod_ip=pod_ip,
+                host_ip=self.host_ip,
+                node_allocatable=self.node_allocatable,
+                services=list(self.services()) if self.services is not None else None,
+            )
+            mounts = make_mounts(self.volumes, pod, container, env)
+        except RuntimeError_ as err:
+            raise ConfigError(err.reason, str(err)) from err
+        names = {name for name, _ in env}
+        if "POD_IP" not in names:
+            env.append(("POD_IP", pod_ip))
+        port = _first_container_port(container)
+        if image_name(container.get("image", "")) == "nginx" and port and "NGINX_PORT" not in names:
+            env.append(("NGINX_PORT", str(port)))
+        meta = pod["metadata"]
+        return ContainerConfig(
+            name=container["name"],
+            image=container.get("image", ""),
+            command=command,
+            env=env,
+            working_dir=container.get("workingDir") or "",
+            mounts=mounts,
+            log_path=str(Path(log_directory) / container["name"] / f"{attempt}.log"),
+            attempt=attempt,
+            resources=_limits(container),
+            labels={
+                LABEL_POD_UID: meta["uid"],
+                LABEL_POD_NAME: meta["name"],
+                LABEL_POD_NAMESPACE: meta["namespace"],
+                LABEL_CONTAINER_NAME: container["name"],
+                LABEL_CONTAINER_HASH: container_hash(container),
+            },
+        )
+
+    async def cleanup_pod(self, pod: Object) -> None:
+        self.volumes.cleanup_pod_volumes(pod["metadata"]["uid"])
+        shutil.rmtree(self.log_directory(pod), ignore_errors=True)
+
+
+def resolve_command(container: Object, fallback: list[str] | None = None) -> list[str]:
+    """``command`` + ``args``, or the built-in image's program + ``args``, or ``fallback``."""
+    command, args = list(container.get("command") or []), list(container.get("args") or [])
+    if command:
+        return command + args
+    image = container.get("image", "")
+    default = default_command(image) or fallback
+    if default is None:
+        known = ", ".join(sorted(BUILT_IN_IMAGES))
+        raise ConfigError(
+            "CreateContainerError",
+            f'container "{container["name"]}" has no command and image "{image}" has no entrypoint known '
+            f"to minikube-py (images run without their files): set command (built-in images: {known})",
+        )
+    return default + args
+
+
+def _first_container_port(container: Object) -> int | None:
+    ports = container.get("ports") or []
+    return int(ports[0]["containerPort"]) if ports and ports[0].get("containerPort") else None
+
+
+def _limits(container: Object) -> Resources:
+    limits = (container.get("resources") or {}).get("limits") or {}
+    cpu = Quantity.parse(str(limits["cpu"])).milli_value() if "cpu" in limits else 0
+    memory = Quantity.parse(str(limits["memory"])).value() if "memory" in limits else 0
+    return Resources(cpu_millis=cpu, memory_bytes=memory)

@@ -1,0 +1,301 @@
+"""Node agents inside ``up`` (``--nodes 1 --fake-nodes 2``), driven with real kubectl: pods run
+as real processes on ``node-1`` and as simulated containers on ``fake-*``; statuses, logs,
+restarts, graceful deletion, configuration errors and the built-in nginx image."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cluster import Cluster, free_port, kubectl, start_up
+
+pytestmark = pytest.mark.e2e
+TIMEOUT = 30.0
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    running = start_up(
+        tmp_path_factory.mktemp("agents"), free_port(), flags=["--nodes", "1", "--fake-nodes", "2"]
+    )
+    running.wait_ready()
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+def ok(cluster: Cluster, *args: str, stdin: str | None = None) -> str:
+    if stdin is None:
+        result = kubectl(cluster, *args)
+    else:
+        result = subprocess.run(
+            ["kubectl", "--kubeconfig", str(cluster.kubeconfig), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def get(cluster: Cluster, *args: str) -> Any:
+    return json.loads(ok(cluster, "get", "-o", "json", *args))
+
+
+def eventually(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except (AssertionError, KeyError, IndexError) as err:
+            last = err
+        else:
+            if last:
+                return last
+        time.sleep(0.2)
+    pytest.fail(f"timed out waiting for {what}; last: {last}")
+
+
+def run_pod(cluster: Cluster, name: str, spec: dict[str, Any], node: str = "node-1") -> None:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"nodeName": node, "automountServiceAccountToken": False, **spec},
+    }
+    ok(cluster, "create", "-f", "-", stdin=json.dumps(pod))
+
+
+def container_state(cluster: Cluster, name: str) -> dict[str, Any]:
+    statuses = get(cluster, "pod", name).get("status", {}).get("containerStatuses") or [{}]
+    return dict(statuses[0].get("state") or {})
+
+
+def phase(cluster: Cluster, name: str) -> str:
+    return str(get(cluster, "pod", name).get("status", {}).get("phase", ""))
+
+
+def running_commands(marker: str) -> list[str]:
+    """Command lines of this machine's processes that contain ``marker``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in text:
+            found.append(text)
+    return found
+
+
+def test_nodes_register_ready_with_a_lease(cluster: Cluster) -> None:
+    def ready() -> dict[str, str]:
+        nodes = get(cluster, "nodes")["items"]
+        return {
+            n["metadata"]["name"]: next(
+                c["status"] for c in n["status"]["conditions"] if c["type"] == "Ready"
+            )
+            for n in nodes
+        }
+
+    assert eventually(
+        lambda: ready() == {"node-1": "True", "fake-1": "True", "fake-2": "True"}, "3 Ready nodes"
+    )
+    node = get(cluster, "node", "node-1")
+    assert node["status"]["nodeInfo"]["containerRuntimeVersion"].startswith("process://")
+    assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "node-1"
+    assert get(cluster, "node", "fake-1")["status"]["allocatable"]["cpu"] == "8"
+    lease = eventually(lambda: get(cluster, "-n", "kube-node-lease", "lease", "node-1"), "node-1's Lease")
+    assert lease["spec"]["holderIdentity"] == "node-1"
+    assert lease["metadata"]["ownerReferences"][0]["uid"] == node["metadata"]["uid"]
+
+
+def test_a_pod_runs_as_a_process_with_configmap_env_and_a_secret_volume(cluster: Cluster) -> None:
+    ok(cluster, "create", "configmap", "settings", "--from-literal=GREETING=hello")
+    ok(cluster, "create", "secret", "generic", "creds", "--from-literal=password=s3cret")
+    run_pod(
+        cluster,
+        "reader",
+        {
+            "restartPolicy": "Never",
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "busybox",
+                    "command": ["sh", "-c", "echo $GREETING from $POD_IP; cat /etc/creds/password; echo"],
+                    "env": [
+                        {
+                            "name": "GREETING",
+                            "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "GREETING"}},
+                        }
+                    ],
+                    "volumeMounts": [{"name": "creds", "mountPath": "/etc/creds"}],
+                }
+            ],
+            "volumes": [{"name": "creds", "secret": {"secretName": "creds"}}],
+        },
+    )
+    eventually(lambda: phase(cluster, "reader") == "Succeeded", "the reader pod to succeed")
+    pod = get(cluster, "pod", "reader")
+    ip = pod["status"]["podIP"]
+    assert ip.startswith("127.1.")
+    assert ok(cluster, "logs", "reader").splitlines() == [f"hello from {ip}", "s3cret"]
+    stamped = ok(cluster, "logs", "reader", "--timestamps").splitlines()[0]
+    assert stamped.endswith(f"hello from {ip}") and stamped[:4].isdigit()
+    terminated = container_state(cluster, "reader")["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (0, "Completed")
+
+
+def test_a_crashing_container_is_restarted_with_backoff(cluster: Cluster) -> None:
+    run_pod(
+        cluster,
+        "crasher",
+        {"containers": [{"name": "c", "image": "busybox", "command": ["sh", "-c", "echo boom; exit 3"]}]},
+    )
+
+    def looping() -> bool:
+        status = get(cluster, "pod", "crasher")["status"]["containerStatuses"][0]
+        waiting = status["state"].get("waiting", {})
+        return waiting.get("reason") == "CrashLoopBackOff" and status["restartCount"] >= 1
+
+    eventually(looping, "CrashLoopBackOff")
+    status = get(cluster, "pod", "crasher")["status"]["containerStatuses"][0]
+    assert status["lastState"]["terminated"]["exitCode"] == 3
+    assert (
+        "back-off 10s restarting failed container=c pod=crasher_default"
+        in status["state"]["waiting"]["message"]
+    )
+    assert ok(cluster, "logs", "crasher", "--previous").strip() == "boom"
+    assert phase(cluster, "crasher") == "Running"
+
+
+def test_graceful_delete_sends_sigterm_and_ends_the_process(cluster: Cluster) -> None:
+    marker = f"sleeper-{time.monotonic_ns()}"
+    script = f'trap "exit 0" TERM; while true; do sleep 0.1; done # {marker}'
+    run_pod(
+        cluster,
+        "sleeper",
+        {"containers": [{"name": "c", "image": "busybox", "command": ["sh", "-c", script]}]},
+    )
+    eventually(lambda: "running" in container_state(cluster, "sleeper"), "the sleeper to run")
+    assert running_commands(marker)
+    started = time.monotonic()
+    ok(cluster, "delete", "pod", "sleeper", "--timeout=30s")
+    assert time.monotonic() - started < 10  # SIGTERM ended it well before the 30 s grace period
+    assert not running_commands(marker)
+    assert kubectl(cluster, "get", "pod", "sleeper").returncode != 0
+
+
+def test_a_missing_configmap_keeps_the_container_waiting(cluster: Cluster) -> None:
+    env = [{"name": "X", "valueFrom": {"configMapKeyRef": {"name": "absent", "key": "x"}}}]
+    run_pod(
+        cluster,
+        "misconfigured",
+        {"containers": [{"name": "c", "image": "busybox", "command": ["true"], "env": env}]},
+    )
+
+    def waiting() -> dict[str, Any]:
+        return dict(container_state(cluster, "misconfigured").get("waiting") or {})
+
+    state = eventually(
+        lambda: waiting().get("reason") == "CreateContainerConfigError" and waiting(), "the config error"
+    )
+    assert state["message"] == 'configmap "absent" not found'
+
+
+def test_a_command_that_does_not_exist_fails_to_start(cluster: Cluster) -> None:
+    run_pod(
+        cluster,
+        "nosuch",
+        {
+            "restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "busybox", "command": ["nosuch-binary"]}],
+        },
+    )
+    eventually(lambda: phase(cluster, "nosuch") == "Failed", "the pod to fail")
+    terminated = container_state(cluster, "nosuch")["terminated"]
+    assert (terminated["reason"], terminated["exitCode"]) == ("StartError", 128)
+    assert "nosuch-binary" in terminated["message"]
+
+
+def test_a_container_without_command_needs_a_built_in_image(cluster: Cluster) -> None:
+    run_pod(cluster, "noentry", {"containers": [{"name": "c", "image": "redis"}]})
+    waiting = eventually(
+        lambda: (
+            container_state(cluster, "noentry").get("waiting", {}).get("reason") == "CreateContainerError"
+            and container_state(cluster, "noentry")["waiting"]
+        ),
+        "CreateContainerError",
+    )
+    assert "has no entrypoint known to minikube-py" in waiting["message"] and "nginx" in waiting["message"]
+
+
+def test_the_built_in_nginx_image_serves_on_the_pod_ip(cluster: Cluster) -> None:
+    run_pod(
+        cluster,
+        "web",
+        {"containers": [{"name": "nginx", "image": "nginx:1.27", "ports": [{"containerPort": 8080}]}]},
+    )
+    eventually(lambda: "running" in container_state(cluster, "web"), "nginx to run")
+    ip = get(cluster, "pod", "web")["status"]["podIP"]
+
+    def served() -> str:
+        with urllib.request.urlopen(f"http://{ip}:8080/", timeout=2) as response:
+            return str(response.read().decode())
+
+    assert "nginx" in eventually(served, "the welcome page").lower()
+
+
+def test_pods_on_fake_nodes_run_simulated(cluster: Cluster) -> None:
+    """A Deployment (with the default service account token volume) lands on simulated nodes."""
+    selector = {"node.kubernetes.io/instance-type": "minikube-py-fake"}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "sim"},
+        "spec": {
+            "replicas": 4,
+            "selector": {"matchLabels": {"app": "sim"}},
+            "template": {
+                "metadata": {"labels": {"app": "sim"}},
+                "spec": {"nodeSelector": selector, "containers": [{"name": "c", "image": "anything"}]},
+            },
+        },
+    }
+    ok(cluster, "create", "-f", "-", stdin=json.dumps(deployment))
+    ok(cluster, "rollout", "status", "deployment/sim", "--timeout=30s")
+    pods = [
+        p for p in get(cluster, "pods", "-l", "app=sim")["items"] if p["status"].get("phase") == "Running"
+    ]
+    assert len(pods) == 4
+    assert all(p["spec"]["nodeName"].startswith("fake-") for p in pods)
+    assert all(p["status"]["containerStatuses"][0]["ready"] for p in pods)
+    assert all(p["status"]["containerStatuses"][0]["containerID"].startswith("fake://") for p in pods)
+
+
+def test_a_deployment_of_nginx_runs_real_processes(cluster: Cluster) -> None:
+    """The learner's first command: pods get the service account token volume and run."""
+    ok(cluster, "create", "deployment", "web2", "--image=nginx", "--replicas=2", "--port=8081")
+    ok(
+        cluster,
+        "patch",
+        "deployment",
+        "web2",
+        "-p",
+        json.dumps({"spec": {"template": {"spec": {"nodeSelector": {"kubernetes.io/hostname": "node-1"}}}}}),
+    )
+    ok(cluster, "rollout", "status", "deployment/web2", "--timeout=40s")
+    pods = [
+        p for p in get(cluster, "pods", "-l", "app=web2")["items"] if p["status"].get("phase") == "Running"
+    ]
+    assert {p["spec"]["nodeName"] for p in pods} == {"node-1"}
+    assert len(pods) == 2
