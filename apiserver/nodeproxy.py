@@ -10,9 +10,9 @@ A ``NodeConnection`` answers two questions for the pod connection subresources (
 * how: HTTPS verified against ``ca_file`` (the system trust store when None), presenting the
   ``client_cert``/``client_key`` pair (the cluster PKI's ``apiserver-kubelet-client``) when given.
 
-It is the seam the node agent work builds on. So far ``stream_log`` is the one call proxied;
-``dial`` only checks that the node agent accepts a TLS connection, because tunnelling exec,
-attach and portforward upgrades is not built yet.
+``stream_log`` proxies logs; exec, attach and portforward upgrades are tunnelled by
+``upgradeproxy`` with ``locate`` and ``ssl_context``; ``dial`` only checks that the node agent
+accepts a TLS connection.
 
 Failures answer upstream's Statuses: a missing Node is ``nodes "x" not found``; a Node without a
 usable address is a 500 ``no preferred addresses found; known addresses: [...]``; an unreachable

@@ -2,9 +2,7 @@
 
 ``run_node_agent`` serves one node: its HTTPS API (``node.server``), registration, status and
 Lease (``node.heartbeats``), and its pods (``pod.podmanager``) on a runtime, all through one
-client with the node's identity. ``run_fake_nodes`` serves many simulated nodes from one
-process: one client, one heartbeat loop and one pod informer for all of them, a fake runtime
-and a pod manager per node (kwok-style; the identity must be allowed to act for every node).
+client with the node's identity. Many simulated nodes in one agent: ``fakenodes``.
 
 Files of node ``N`` live under ``<data-dir>/nodes/N`` (volumes, logs, the serving
 certificate, static pod manifests).
@@ -15,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,24 +23,32 @@ from minikube_py.client import RESTClient
 from minikube_py.client.config import ClientConfig
 from minikube_py.client.resourcetypes import PODS, SERVICES
 from minikube_py.clock import Clock, RealClock
-from minikube_py.events import EventRecorder
+from minikube_py.events import EventRecorder, Recorder
 from minikube_py.pki import CertificateAuthority, CertKeyPair
+from nodeagent.eviction.thresholds import DEFAULT_EVICTION_HARD
+from nodeagent.housekeeping import node_housekeeping
 from nodeagent.node.containerlogs import PodLogTarget
 from nodeagent.node.heartbeats import NodeHeartbeats
 from nodeagent.node.nodeinfo import NodeConfig, fake_node_config, process_node_config
 from nodeagent.node.server import AgentServer, agent_app
+from nodeagent.node.streams.target import stream_lookup
 from nodeagent.node.tls import ensure_serving_certificate
 from nodeagent.pod.containerconfig import ContainerEnvironment
+from nodeagent.pod.mirror import CONFIG_HASH, CONFIG_MIRROR
 from nodeagent.pod.podmanager import PodManager
+from nodeagent.pod.staticpods import StaticPods
 from nodeagent.runtime.fake import FakeRuntime
 from nodeagent.runtime.interface import ContainerRuntime
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
 from nodeagent.runtime.process import ProcessRuntime
+from nodeagent.stats.endpoint import summary_lookup
+from nodeagent.stats.summary import SummaryProvider
 from nodeagent.volumes import VolumeManager
 
 log = logging.getLogger("nodeagent")
 USER_AGENT = "kubelet/minikube-py"
 DEFAULT_PORT = 10250
+KUBELET_QPS, KUBELET_BURST = 50.0, 100  # upstream's kubeAPIQPS and kubeAPIBurst
 
 
 @dataclass(frozen=True)
@@ -66,16 +72,12 @@ class AgentOptions:
     port: int = DEFAULT_PORT  # 0: a free port
     host: str = "127.0.0.1"
     pod_cidr: str = DEFAULT_POD_CIDR  # where this node's pod IPs come from
+    eviction_hard: str = DEFAULT_EVICTION_HARD  # the eviction manager's hard thresholds
 
 
 def process_pod_cidr(index: int) -> str:
     """Node ``node-<index>``'s loopback range: 127.<index>.0.0/16 (processes can bind it)."""
     return f"127.{index}.0.0/16"
-
-
-def fake_pod_cidr(index: int) -> str:
-    """Simulated node ``fake-<index>``'s range, a /24 of 10.100.0.0 onward (never bound)."""
-    return f"10.{100 + (index >> 8)}.{index & 255}.0/24"
 
 
 def node_root(data_dir: Path, node_name: str) -> Path:
@@ -89,7 +91,8 @@ async def run_node_agent(
     clock = clock or RealClock()
     root = node_root(options.data_dir, options.node_name)
     root.mkdir(parents=True, exist_ok=True)
-    client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT), clock=clock)
+    scaled = dataclasses.replace(config, user_agent=USER_AGENT, qps=KUBELET_QPS, burst=KUBELET_BURST)
+    client = RESTClient(scaled, clock=clock)
     runtime: ContainerRuntime = (
         FakeRuntime(clock, pod_cidr=options.pod_cidr)
         if options.runtime == "fake"
@@ -99,8 +102,13 @@ async def run_node_agent(
         factory = SharedInformerFactory(client, clock=clock)
         pods = factory.informer(PODS, field_selector=f"spec.nodeName={options.node_name}")
         services = factory.informer(SERVICES)
+        summaries: dict[str, SummaryProvider] = {}
         server = AgentServer(
-            agent_app(_log_lookup(pods, root)),
+            agent_app(
+                log_lookup(pods, root),
+                stats=summary_lookup(summaries),
+                streams=stream_lookup(pods.indexer.get_by_key, {options.node_name: runtime}),
+            ),
             cert=tls.cert,
             client_ca=tls.client_ca,
             host=options.host,
@@ -115,70 +123,33 @@ async def run_node_agent(
             )
         node = dataclasses.replace(node, address=options.host)
         heartbeats = NodeHeartbeats(clock=clock)
-        heartbeats.add(client, node)
         recorder = EventRecorder(client, "kubelet", clock=clock, host=options.node_name)
-        manager = _pod_manager(client, node, root, runtime, recorder, clock, services)
+        manager = pod_manager(client, node, root, runtime, recorder, clock, services)
+        housekeeping = node_housekeeping(node, manager, recorder, clock, root, options.eviction_hard)
+        summaries[node.name] = housekeeping.summaries
+        heartbeats.add(client, node, signals=housekeeping.eviction.signals)
         pods.add_event_handler(manager.handlers())
+        static_pods = StaticPods(client, options.node_name, root, manager, clock)
+        pods.add_event_handler(static_pods.handlers())
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(server.serve())
             tasks.create_task(heartbeats.run())
             tasks.create_task(recorder.run())
             factory.start(tasks)
             tasks.create_task(manager.run())
+            tasks.create_task(static_pods.run())
+            tasks.create_task(housekeeping.run())
     finally:
         await runtime.close()
         await client.close()
 
 
-async def run_fake_nodes(
-    config: ClientConfig,
-    names: Sequence[str],
-    data_dir: Path,
-    tls: ServingTLS,
-    clock: Clock | None = None,
-) -> None:
-    """Serve the simulated nodes ``names`` until cancelled (one API server for all of them)."""
-    clock = clock or RealClock()
-    client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT), clock=clock)
-    runtimes: list[ContainerRuntime] = []
-    try:
-        factory = SharedInformerFactory(client, clock=clock)
-        pods = factory.informer(PODS)
-        services = factory.informer(SERVICES)
-        roots = {name: node_root(data_dir, name) for name in names}
-        server = AgentServer(
-            agent_app(_log_lookup(pods, None, roots)), cert=tls.cert, client_ca=tls.client_ca, port=0
-        )
-        heartbeats = NodeHeartbeats(clock=clock)
-        recorder = EventRecorder(client, "kubelet", clock=clock)
-        managers: list[PodManager] = []
-        for index, name in enumerate(names, start=1):
-            runtime = FakeRuntime(clock, pod_cidr=fake_pod_cidr(index))
-            runtimes.append(runtime)
-            node = fake_node_config(name, port=server.port, runtime_version=await runtime.version())
-            heartbeats.add(client, node)
-            manager = _pod_manager(client, node, roots[name], runtime, recorder, clock, services)
-            pods.add_event_handler(manager.handlers())
-            managers.append(manager)
-        async with asyncio.TaskGroup() as tasks:
-            tasks.create_task(server.serve())
-            tasks.create_task(heartbeats.run())
-            tasks.create_task(recorder.run())
-            factory.start(tasks)
-            for manager in managers:
-                tasks.create_task(manager.run())
-    finally:
-        for each in runtimes:
-            await each.close()
-        await client.close()
-
-
-def _pod_manager(
+def pod_manager(
     client: RESTClient,
     node: NodeConfig,
     root: Path,
     runtime: ContainerRuntime,
-    recorder: EventRecorder,
+    recorder: Recorder,
     clock: Clock,
     services: SharedInformer,
 ) -> PodManager:
@@ -196,7 +167,7 @@ def _pod_manager(
     return PodManager(client, node.name, runtime, environment, recorder, clock, host_ip=node.address)
 
 
-def _log_lookup(
+def log_lookup(
     pods: SharedInformer, root: Path | None, roots: dict[str, Path] | None = None
 ) -> Callable[[str, str], PodLogTarget | None]:
     """The server's view of a pod: its log directory and its statuses, from the informer."""
@@ -212,7 +183,10 @@ def _log_lookup(
             return None
         meta, status = pod["metadata"], pod.get("status") or {}
         statuses = (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
-        directory = node_dir / "logs" / f"{namespace}_{name}_{meta['uid']}"
-        return PodLogTarget(meta["uid"], str(directory), statuses)
+        # a mirror pod's containers are its static pod's, whose uid is the config hash
+        annotations = meta.get("annotations") or {}
+        uid = annotations.get(CONFIG_HASH, meta["uid"]) if CONFIG_MIRROR in annotations else meta["uid"]
+        directory = node_dir / "logs" / f"{namespace}_{name}_{uid}"
+        return PodLogTarget(uid, str(directory), statuses)
 
     return lookup

@@ -263,6 +263,15 @@ def _role(
     return role
 
 
+def metrics_reader() -> Object:
+    """metrics-server's ``system:aggregated-metrics-reader``, aggregated into view, edit and
+    admin (here metrics.k8s.io is served by the apiserver itself, so the role is bootstrapped)."""
+    role = _role("system:aggregated-metrics-reader", [rule(READ, "metrics.k8s.io", ("pods", "nodes"))])
+    for target in ("view", "edit", "admin"):
+        role["metadata"]["labels"][AGGREGATE + target] = "true"
+    return role
+
+
 def cluster_roles() -> list[Object]:
     return [
         _role("cluster-admin", [rule("*", "*", ("*",)), rule("*", urls=("*",))]),
@@ -306,6 +315,7 @@ def cluster_roles() -> list[Object]:
         _role("system:aggregate-to-admin", ADMIN_RULES, aggregate_to="admin"),
         _role("system:aggregate-to-edit", EDIT_RULES, aggregate_to="edit"),
         _role("system:aggregate-to-view", VIEW_RULES, aggregate_to="view"),
+        metrics_reader(),
         _role("system:node", NODE_RULES),
         _role(
             "system:node-proxier",

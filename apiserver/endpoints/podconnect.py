@@ -13,10 +13,9 @@ A request goes the way upstream's does, and stops at the first failure:
    its address (``NodeConnection.locate``);
 6. log: the node agent's ``/containerLogs/<ns>/<pod>/<container>?<options>`` is relayed, streamed
    when it streams (``follow=true``). The others proxy only connection upgrades, so a plain
-   request is a 400 ``Upgrade request required``; an upgrade is refused with upstream's Status for
-   an unreachable node agent (``error dialing backend: ...``), because the tunnel to the node
-   agent (``/exec``, ``/attach``, ``/portForward``) comes with the node agent work, through
-   ``NodeConnection``.
+   request is a 400 ``Upgrade request required``; an upgrade is tunnelled to the node agent's
+   ``/exec``, ``/attach`` or ``/portForward`` (``upgradeproxy``), an unreachable node agent being
+   upstream's ``error dialing backend: ...``.
 
 Like upstream's apiserver, nothing here requires a command for exec, a stream for exec or attach,
 or ports for portforward: the node agent answers those.
@@ -45,6 +44,7 @@ from apiserver.endpoints.queryparams import (
 from apiserver.nodeproxy import NodeLocation, node_connection
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
+from apiserver.upgradeproxy import open_tunnel
 from minikube_py.api import errors, field_errors
 
 CONNECT_VERBS = ("get", "create")  # upstream connects GET (websockets) and POST (SPDY)
@@ -177,7 +177,7 @@ async def portforward(
     params = [("port", ",".join(map(str, ports)))] if ports else []
     meta = pod["metadata"]
     path = f"/portForward/{meta.get('namespace', '')}/{meta['name']}"
-    return await _upgrade(request, location, location.url(path, params), "portforward")
+    return await _upgrade(request, location, location.url(path, params))
 
 
 def validate_container(container: str, pod: Object) -> str:
@@ -212,7 +212,7 @@ async def _stream(
     container = validate_container(options.container, pod)
     location = await _locate(request, pod, name)
     url = location.url(_pod_path(subresource, pod, container), options.params())
-    return await _upgrade(request, location, url, subresource)
+    return await _upgrade(request, location, url)
 
 
 def _check_connect(request: Request, subresource: str, verb: str) -> None:
@@ -229,13 +229,11 @@ async def _locate(request: Request, pod: Object, name: str) -> NodeLocation:
     return await node_connection(request.scope).locate(node_name)
 
 
-async def _upgrade(request: Request, location: NodeLocation, url: str, subresource: str) -> Response:
-    """Upstream's upgrade-aware proxy, without the tunnel yet (see the module docstring)."""
+async def _upgrade(request: Request, location: NodeLocation, url: str) -> Response:
+    """Upstream's upgrade-aware proxy: the tunnel to the node agent (``upgradeproxy``)."""
     if not is_upgrade_request(request):
         raise errors.bad_request("Upgrade request required")
-    await node_connection(request.scope).dial(location)
-    why = f"the apiserver cannot yet tunnel pods/{subresource} upgrades to node agents ({url})"
-    raise errors.ApiError(500, "", f"error dialing backend: {why}")
+    return await open_tunnel(request, node_connection(request.scope), location, url)
 
 
 def _pod_path(kind: str, pod: Object, container: str) -> str:

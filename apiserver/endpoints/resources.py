@@ -16,7 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from apiserver.admission import warnings as admission_warnings
 from apiserver.endpoints import body as bodies
-from apiserver.endpoints import podconnect, subresources, tokenrequest
+from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
 from apiserver.endpoints.fieldvalidation import FieldValidation, warning_header
 from apiserver.endpoints.finalize import finalize
@@ -66,6 +66,7 @@ class ResourceEndpoints:
         self.catalog = catalog
         self.watches = watches or OpenWatches()
         self.nodes = (nodes or NodeConnection()).with_nodes(self._get_node)
+        self.metrics = metrics.MetricsAPI(catalog, self.nodes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[SCOPE_KEY] = self.nodes
@@ -86,6 +87,8 @@ class ResourceEndpoints:
         await response(scope, receive, send)
 
     async def dispatch(self, request: Request, info: RequestInfo) -> Response:
+        if info.api_group == metrics.GROUP:  # computed from the node agents, stored nowhere
+            return await self.metrics.serve(request, info)
         store = self._store(info)
         query = dict(request.query_params)
         namespace = info.namespace if store.rt.namespaced else ""

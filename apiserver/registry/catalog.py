@@ -100,6 +100,10 @@ def service_strategy(services: Cacher) -> ServiceStrategy:
     return ServiceStrategy(ClusterIPAllocator(used=cluster_ips), node_port_allocator(used=node_ports))
 
 
+# Groups served by their own endpoints and stored nowhere; metrics.k8s.io's ``nodes`` and ``pods``
+# must never get a store on the core kinds' storage (apiserver/endpoints/metrics.py serves them).
+UNSTORED_GROUPS = ("metrics.k8s.io",)
+
 # Upstream's watch-cache indexes: pods by node (each node agent lists fieldSelector=spec.nodeName).
 INDEXED_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {("", "Pod"): ("spec.nodeName",)}
 
@@ -126,6 +130,8 @@ class Catalog:
         self._stores: dict[tuple[str, str, str], GenericStore] = {}
         self._namespaces_admitted = False  # NamespaceLifecycle admission checks them instead
         for rt in self.scheme:
+            if rt.group in UNSTORED_GROUPS:
+                continue
             prefix = resource_prefix(rt.resource)
             cacher = self._cachers.get(prefix) or Cacher(storage, prefix, indexers=indexers(rt))
             self._cachers[prefix] = cacher

@@ -62,6 +62,7 @@ from apiserver.storage.kv import Event, EventType, Watch, key_range_end
 from apiserver.storage.objects import KVObjectStorage
 
 log = logging.getLogger("apiserver.cacher")
+RELIST_RESET_AFTER = 10.0  # a watch that lasted this long resets the relist backoff
 
 Indexer = Callable[[Object], str]
 
@@ -109,16 +110,21 @@ class Cacher:
         """Keep the cache in sync until cancelled."""
         delay = 0.1
         while True:
+            started = time.monotonic()
             try:
                 await self._list_and_watch()
-                delay = 0.1
+                log.info("%s: watch ended, relisting", self.prefix)  # e.g. the store is closing
             except (StorageError, OSError) as err:
                 log.warning("%s: watch failed, relisting: %s", self.prefix, err)
-                await asyncio.sleep(delay * random.uniform(0.8, 1.2))
-                delay = min(delay * 2, 5.0)
             finally:
                 self._ready.clear()
                 self._terminate_watchers()
+            if time.monotonic() - started > RELIST_RESET_AFTER:
+                delay = 0.1
+            # always wait before relisting: a watch that ends at once (a closed store) must not
+            # turn this into a loop that never yields
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, 5.0)
 
     async def _list_and_watch(self) -> None:
         items, revision = await self.storage.snapshot(self.prefix)

@@ -109,6 +109,10 @@ GROUPS = [
             "SelfSubjectRulesReview",
         )
     ),
+    # metrics.k8s.io: read-only usage, computed from the node agents on every request and stored
+    # nowhere (apiserver/endpoints/metrics.py; upstream: metrics-server behind the aggregator)
+    ResourceType("metrics.k8s.io", "v1beta1", "NodeMetrics", "nodes", False, verbs=("get", "list")),
+    ResourceType("metrics.k8s.io", "v1beta1", "PodMetrics", "pods", True, verbs=("get", "list")),
     ResourceType(
         "admissionregistration.k8s.io",
         "v1",

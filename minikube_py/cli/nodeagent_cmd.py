@@ -11,6 +11,7 @@ from minikube_py.cli.up import DEFAULT_DATA_DIR
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.pki import CertKeyPair
 from nodeagent.agent import DEFAULT_PORT, AgentOptions, ServingTLS, run_node_agent
+from nodeagent.eviction.thresholds import DEFAULT_EVICTION_HARD, parse_thresholds
 
 RUNTIMES = ("process", "fake")
 
@@ -48,12 +49,29 @@ def add_parser(subcommands: Any) -> None:
         metavar="FILE",
         help="CA of the apiserver's client certificate",
     )
+    parser.add_argument(
+        "--eviction-hard",
+        type=_thresholds,
+        default=DEFAULT_EVICTION_HARD,
+        metavar="THRESHOLDS",
+        help="hard eviction thresholds, as the kubelet's flag (default %(default)s)",
+    )
     parser.set_defaults(run=_run)
+
+
+def _thresholds(text: str) -> str:
+    try:
+        parse_thresholds(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
 
 
 async def _run(args: argparse.Namespace) -> None:
     config = load_kubeconfig(args.kubeconfig)
     tls = ServingTLS(CertKeyPair(args.tls_cert_file, args.tls_private_key_file), args.client_ca_file)
     data_dir = args.data_dir.expanduser()
-    options = AgentOptions(args.node_name, data_dir, args.runtime, args.port, args.address)
+    options = AgentOptions(
+        args.node_name, data_dir, args.runtime, args.port, args.address, eviction_hard=args.eviction_hard
+    )
     await run_node_agent(config, options, tls)

@@ -56,9 +56,9 @@ from nodeagent.agent import (
     ServingTLS,
     node_root,
     process_pod_cidr,
-    run_fake_nodes,
     run_node_agent,
 )
+from nodeagent.fakenodes import run_fake_nodes
 from scheduler.app import SchedulerOptions, run_scheduler
 
 logger = logging.getLogger("kubeconfig")

@@ -29,6 +29,7 @@ import heapq
 import itertools
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from minikube_py.client.interfaces import Client
@@ -75,8 +76,13 @@ class NodeHeartbeats:
         status_interval: float = NODE_STATUS_UPDATE_FREQUENCY,
         max_in_flight: int = MAX_IN_FLIGHT,
         registry: Registry = REGISTRY,
+        observe: Callable[[str, float, float], None] | None = None,
     ) -> None:
+        """``observe(kind, started, seconds)``, when given, hears of every successful call
+        (register, lease, status): when it started (monotonic) and how long it took; the
+        node scale benchmark measures renewal latency with it."""
         self._clock = clock or RealClock()
+        self._observe = observe
         self._intervals = {LEASE: renew_interval, STATUS: status_interval}
         self._max_in_flight = max_in_flight
         self._in_flight = 0
@@ -156,8 +162,11 @@ class NodeHeartbeats:
         return node.anchor + max(periods, 0) * interval
 
     async def _perform(self, node: HeartbeatNode, kind: str) -> None:
+        started = self._clock.monotonic()
         try:
             await {REGISTER: self._register, LEASE: self._renew_lease, STATUS: self._sync_status}[kind](node)
+            if self._observe is not None and not node.failures.get(kind):
+                self._observe(kind, started, self._clock.monotonic() - started)
         finally:
             if self._in_flight >= self._max_in_flight:
                 self._wake.set()

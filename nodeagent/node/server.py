@@ -1,8 +1,11 @@
 """The node agent's HTTPS API (upstream kubelet ``pkg/kubelet/server``), on ``127.0.0.1``.
 
-Endpoints: ``GET /healthz`` (``ok``), ``GET /metrics`` (Prometheus text) and
-``GET /containerLogs/{namespace}/{pod}/{container}`` (see ``containerlogs``). One server may
-serve many simulated nodes: pods are found by namespace and name through the ``PodLookup``.
+Endpoints: ``GET /healthz`` (``ok``), ``GET /metrics`` (Prometheus text),
+``GET /containerLogs/{namespace}/{pod}/{container}`` (see ``containerlogs``) and
+``GET /stats/summary`` (``nodeagent.stats.endpoint``), and the connection upgrades of
+``/exec/{namespace}/{pod}/{container}`` and ``/portForward/{namespace}/{pod}``
+(``streams.handlers``). One server may serve many simulated
+nodes: pods are found by namespace and name through the ``PodLookup``.
 
 Authentication is the client certificate, verified against the cluster CA during the handshake
 (optional, so ``/healthz`` and ``/metrics`` answer anyone). Every other path is guarded by
@@ -41,7 +44,10 @@ from nodeagent.node.containerlogs import (
     parse_log_options,
     stream_container_log,
 )
+from nodeagent.node.streams.handlers import stream_routes
+from nodeagent.node.streams.target import StreamLookup
 from nodeagent.node.tls import ClientCertHttpToolsProtocol, client_subject
+from nodeagent.stats.endpoint import SummaryLookup, stats_summary_route
 
 MASTERS_GROUP = "system:masters"
 OPEN_PATHS = ("/healthz", "/metrics")
@@ -88,8 +94,11 @@ def agent_app(
     registry: Registry = REGISTRY,
     clock: Clock | None = None,
     poll_interval: float = 0.1,
+    stats: SummaryLookup | None = None,
+    streams: StreamLookup | None = None,
 ) -> ASGIApp:
-    """The API's ASGI app, authorization included."""
+    """The API's ASGI app, authorization included; ``stats`` serves ``/stats/summary``,
+    ``streams`` ``/exec`` and ``/portForward`` (``streams.handlers``)."""
     wall = clock or RealClock()
 
     async def healthz(request: Request) -> Response:
@@ -123,6 +132,12 @@ def agent_app(
         Route("/metrics", metrics),
         Route("/containerLogs/{namespace}/{pod}/{container}", container_logs),
     ]
+    if stats is not None:
+        routes.append(stats_summary_route(stats))
+    if streams is not None:
+        routes += [
+            Route(path, handler, methods=["GET", "POST"]) for path, handler in stream_routes(streams).items()
+        ]
     return NodeAuthorization(Starlette(routes=routes))
 
 

@@ -5,7 +5,8 @@ CA for ``127.0.0.1`` and ``localhost`` (the names the apiserver dials) and write
 ``client-ca.crt`` for verifying callers. Without a CA the caller passes the files
 (``--tls-cert-file``/``--tls-private-key-file`` plus the client CA file).
 
-``ClientCertHttpToolsProtocol`` is uvicorn's httptools protocol that hands the subject of the
+``ClientCertHttpToolsProtocol`` is uvicorn's httptools protocol (hijackable for connection
+upgrades: ``minikube_py.hijack``) that hands the subject of the
 client certificate the handshake verified (``CERT_OPTIONAL`` with the client CA loaded) to the
 ASGI app as ``scope["extensions"]["tls"]["client_subject"]``, like ``apiserver/tls.py`` (which
 the node agent may not import).
@@ -19,8 +20,8 @@ from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from starlette.types import ASGIApp, Receive, Scope, Send
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from minikube_py.hijack import HijackingHttpToolsProtocol
 from minikube_py.pki import CertificateAuthority, CertKeyPair, issue_serving_certificate, write_file
 
 SERVING_DNS_NAMES = ("localhost",)
@@ -59,7 +60,7 @@ def _peer_subject(transport: asyncio.BaseTransport) -> list[tuple[str, str]] | N
     return [(key, value) for rdn in cert.get("subject", ()) for key, value in rdn]
 
 
-class ClientCertHttpToolsProtocol(HttpToolsProtocol):
+class ClientCertHttpToolsProtocol(HijackingHttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         subject = _peer_subject(transport)

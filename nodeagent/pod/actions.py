@@ -1,6 +1,6 @@
 """What a sync must do to move a pod toward its spec (upstream ``computePodActions``).
 
-``compute_pod_actions(pod, status, liveness_failed)`` compares the pod's spec with what the
+``compute_pod_actions(pod, status, probe_failures)`` compares the pod's spec with what the
 runtime runs and answers, without side effects:
 
 - a new sandbox when the pod has none ready (then every container starts over, init ones
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,10 +66,10 @@ def should_restart(pod: Object, status: ContainerStatus | None) -> bool:
 
 
 def compute_pod_actions(
-    pod: Object, status: PodRuntimeStatus, liveness_failed: Collection[str] = ()
+    pod: Object, status: PodRuntimeStatus, probe_failures: Mapping[str, str] | None = None
 ) -> PodActions:
-    """See the module docstring; ``liveness_failed``: names of containers whose liveness (or
-    startup) probe failed."""
+    """See the module docstring; ``probe_failures``: container name -> the probe (liveness or
+    startup) that failed it."""
     spec = pod.get("spec") or {}
     init_containers: list[Object] = spec.get("initContainers") or []
     containers: list[Object] = spec.get("containers") or []
@@ -92,7 +92,7 @@ def compute_pod_actions(
     for container in containers:
         current = status.latest(container["name"])
         if current is not None and current.state is ContainerState.RUNNING:
-            why = _why_kill(container, current, liveness_failed)
+            why = _why_kill(container, current, probe_failures or {})
             if why:
                 actions.containers_to_kill[current.id] = why
                 if restart_policy(pod) != "Never":
@@ -124,9 +124,9 @@ def _initialized(pod: Object, status: PodRuntimeStatus, init: list[Object], acti
     return True
 
 
-def _why_kill(container: Object, current: ContainerStatus, liveness_failed: Collection[str]) -> str:
+def _why_kill(container: Object, current: ContainerStatus, probe_failures: Mapping[str, str]) -> str:
     if current.labels.get(LABEL_CONTAINER_HASH, container_hash(container)) != container_hash(container):
         return f"Container {container['name']} definition changed"
-    if container["name"] in liveness_failed:
-        return f"Container {container['name']} failed liveness probe"
+    if container["name"] in probe_failures:
+        return f"Container {container['name']} failed {probe_failures[container['name']]} probe"
     return ""

@@ -60,7 +60,9 @@ class ContainerEnvironment:
     ) -> None:
         """``services`` lists the cluster's Services (an informer's cache); None asks the
         apiserver for each container. ``simulated`` (the fake runtime runs nothing): any image
-        will do, a container without command gets the image name as its argv."""
+        will do, a container without command gets the image name as its argv, and volumes
+        are neither written nor mounted (env is still resolved, so a missing configMap key is
+        still a CreateContainerConfigError)."""
         self.client = client
         self.root = root
         self.volumes = volumes
@@ -70,6 +72,8 @@ class ContainerEnvironment:
         self.simulated = simulated
 
     async def prepare_pod(self, pod: Object) -> None:
+        if self.simulated:
+            return  # nothing runs, so nothing reads volumes: simulated nodes do not write them
         try:
             await self.volumes.setup_pod_volumes(pod)
         except VolumeSetupError as err:
@@ -96,7 +100,7 @@ class ContainerEnvironment:
                 node_allocatable=self.node_allocatable,
                 services=list(self.services()) if self.services is not None else None,
             )
-            mounts = make_mounts(self.volumes, pod, container, env)
+            mounts = [] if self.simulated else make_mounts(self.volumes, pod, container, env)
         except RuntimeError_ as err:
             raise ConfigError(err.reason, str(err)) from err
         names = {name for name, _ in env}

@@ -6,7 +6,9 @@
   (``handlers()``); a pod leaving the API is terminated;
 - the PLEG relists the runtime every second and wakes the worker of each pod that changed;
 - a worker's sync reads the pod's runtime status (never older than its previous sync), runs
-  ``PodSyncer.sync_pod``, reads the status again and writes the API status if it changed;
+  ``PodSyncer.sync_pod`` (restarting containers whose liveness or startup probe failed),
+  reads the status again, updates the probe workers and writes the API status (readiness
+  from the probes) if it changed;
 - terminating stops every container within the grace period; when a deleted pod is fully
   stopped its final status is written, it is deleted with grace 0, and its sandbox, volumes
   and logs are removed. A pod that finished on its own keeps its logs until it is deleted.
@@ -23,16 +25,27 @@ from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import Client
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
+from nodeagent.eviction.pods import EvictedPods
+from nodeagent.pod.mirror import is_mirror_pod
 from nodeagent.pod.pleg import PLEG
+from nodeagent.pod.prober import ProbeManager
 from nodeagent.pod.runtimestatus import PodRuntimeStatus
 from nodeagent.pod.status import generate_pod_status
 from nodeagent.pod.statusmanager import StatusManager
 from nodeagent.pod.sync import PodEnvironment, PodSyncer, SyncResult, _grace
-from nodeagent.pod.workers import PodWorkers
+from nodeagent.pod.workers import PodWorkers, WorkerState, is_terminal
 from nodeagent.runtime.interface import ContainerRuntime
 
 Object = dict[str, Any]
 log = logging.getLogger("nodeagent.pods")
+
+
+def status_only_change(old: Object, new: Object) -> bool:
+    """True when ``new`` differs from ``old`` only in its status and bookkeeping metadata."""
+    volatile = ("resourceVersion", "managedFields", "generation")
+    old_meta = {k: v for k, v in (old.get("metadata") or {}).items() if k not in volatile}
+    new_meta = {k: v for k, v in (new.get("metadata") or {}).items() if k not in volatile}
+    return old_meta == new_meta and old.get("spec") == new.get("spec")
 
 
 class PodManager:
@@ -56,27 +69,62 @@ class PodManager:
         self.syncer = PodSyncer(runtime, environment, recorder, clock)
         self.workers = PodWorkers(self._sync, self._terminate, self._finished, clock)
         self.pleg = PLEG(runtime, clock, self.workers.wake)
+        self.prober = ProbeManager(runtime, recorder, clock, self.workers.wake)
         self._synced_at: dict[str, float] = {}
         self._results: dict[str, SyncResult] = {}
         self._removed: set[str] = set()  # pods gone from the API
+        self.evicted = EvictedPods(clock)  # the eviction manager's (see evict_pod)
 
     def handlers(self) -> EventHandlerFuncs:
-        return EventHandlerFuncs(
-            add=self._updated, update=lambda _old, new: self._updated(new), delete=self._deleted
-        )
+        return EventHandlerFuncs(add=self._updated, update=self._changed, delete=self._deleted)
 
     async def run(self) -> None:
         """Run the workers and the PLEG until cancelled (the informer is the caller's)."""
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(self.workers.run())
             tasks.create_task(self.pleg.run())
+            tasks.create_task(self.prober.run())
 
-    def _updated(self, pod: Object) -> None:
-        if (pod.get("spec") or {}).get("nodeName") == self.node_name:
-            self.workers.update_pod(pod)
+    def update_static_pod(self, pod: Object) -> None:
+        """A pod from the node's manifests (``staticpods``): run it like the API's pods."""
+        self.workers.update_pod(pod)
+
+    def remove_static_pod(self, pod: Object) -> None:
+        """A static pod whose manifest went away: terminate it."""
+        self._deleted(pod)
+
+    # -- for the eviction manager and the container GC (nodeagent.housekeeping) --
+
+    def active_pods(self) -> list[Object]:
+        """The pods running here that could be evicted (not terminating, not finished)."""
+        return [
+            p for uid, p in self.workers.known().items()
+            if self.workers.state(uid) is WorkerState.SYNCING and not is_terminal(p)
+            and not p["metadata"].get("deletionTimestamp")
+        ]  # fmt: skip
+
+    async def evict_pod(self, pod: Object, message: str) -> None:
+        """Fail ``pod`` with reason Evicted and stop it (its worker does, see ``EvictedPods``)."""
+        self.workers.update_pod(self.evicted.add(pod, message))
+
+    def pod_exists(self, uid: str) -> bool:
+        """Whether the node still has the pod (running, terminating, or finished and kept)."""
+        return self.workers.state(uid) is not None
+
+    def _updated(self, pod: Object, *, wake: bool = True) -> None:
+        if (pod.get("spec") or {}).get("nodeName") == self.node_name and not is_mirror_pod(pod):
+            self.workers.update_pod(self.evicted.apply(pod), wake=wake)
+
+    def _changed(self, old: Object, new: Object) -> None:
+        """As upstream's pod config: a change of the status alone (mostly this agent's own
+        writes coming back) is kept but does not sync the pod again."""
+        finished = is_terminal(new) and not is_terminal(old)  # time to terminate it
+        self._updated(new, wake=finished or not status_only_change(old, new))
 
     def _deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
         pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        if is_mirror_pod(pod):
+            return  # never run: its static pod is
         self._removed.add(pod["metadata"]["uid"])
         self.workers.removed(pod["metadata"]["uid"])
 
@@ -85,27 +133,34 @@ class PodManager:
 
     async def _sync(self, pod: Object) -> float | None:
         uid = pod["metadata"]["uid"]
-        result = await self.syncer.sync_pod(pod, await self._status(uid))
+        result = await self.syncer.sync_pod(pod, await self._status(uid), self.prober.failed(uid))
         self._synced_at[uid] = self.clock.monotonic()
         self._results[uid] = result
-        await self._write_status(pod, await self._status(uid), result)
+        runtime = await self._status(uid)
+        self.prober.update(pod, runtime)
+        await self._write_status(pod, runtime, result)
         return result.requeue_after
 
     async def _write_status(self, pod: Object, runtime: PodRuntimeStatus, result: SyncResult | None) -> None:
+        ready, started = self.prober.results(pod["metadata"]["uid"], runtime, pod)
+        previous = self.status_manager.last_status(pod)
         status = generate_pod_status(
-            pod,
+            pod if previous is None else {**pod, "status": {**(pod.get("status") or {}), **previous}},
             runtime,
             runtime_name=self.runtime.name,
             host_ip=self.host_ip,
             now=self.clock.now(),
             waiting=result.waiting if result is not None else None,
+            ready=ready,
+            started=started,
         )
-        await self.status_manager.set_pod_status(pod, status)
+        await self.status_manager.set_pod_status(pod, self.evicted.status(pod, status))
 
     async def _terminate(self, pod: Object) -> None:
         uid = pod["metadata"]["uid"]
+        self.prober.forget(uid)
         status = await self._status(uid)
-        await self.syncer.kill_pod(pod, status, grace=_grace(pod))
+        await self.syncer.kill_pod(pod, status, grace=self.evicted.grace(pod, _grace(pod)))
         self._synced_at[uid] = self.clock.monotonic()
 
     async def _finished(self, pod: Object) -> None:
@@ -124,6 +179,7 @@ class PodManager:
         await self.environment.cleanup_pod(pod)
         self.syncer.backoff.forget(f"{uid}/")
         self.status_manager.forget(uid)
+        self.evicted.forget(uid)
         self._synced_at.pop(uid, None)
         self._results.pop(uid, None)
         self.workers.forget(uid)

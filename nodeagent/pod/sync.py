@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -93,9 +93,9 @@ class PodSyncer:
         self.backoff = backoff or Backoff(clock)
 
     async def sync_pod(
-        self, pod: Object, status: PodRuntimeStatus, liveness_failed: Collection[str] = ()
+        self, pod: Object, status: PodRuntimeStatus, probe_failures: Mapping[str, str] | None = None
     ) -> SyncResult:
-        actions = compute_pod_actions(pod, status, liveness_failed)
+        actions = compute_pod_actions(pod, status, probe_failures)
         result = SyncResult()
         if actions.kill_pod:
             await self.kill_pod(pod, status, grace=_grace(pod))

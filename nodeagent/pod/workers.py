@@ -77,7 +77,9 @@ class PodWorkers:
                     if worker.task is not None:
                         worker.task.cancel()
 
-    def update_pod(self, pod: Object) -> None:
+    def update_pod(self, pod: Object, *, wake: bool = True) -> None:
+        """Hand ``pod`` to its worker; ``wake`` False keeps it for the next sync (a change
+        that needs no sync of its own). A new pod's worker always starts."""
         uid = pod["metadata"]["uid"]
         worker = self._workers.get(uid)
         if worker is None:
@@ -90,7 +92,8 @@ class PodWorkers:
             worker.pod = pod
             if self._tasks is not None:
                 self._tasks.create_task(self._finish(uid, pod))
-        worker.wakeup.set()
+        if wake:
+            worker.wakeup.set()
 
     def removed(self, uid: str) -> None:
         """The pod left the API (or this node): terminate it."""

@@ -4,7 +4,8 @@ Nothing runs. ``start_container`` waits ``start_delay`` plus a random ``[0, star
 seconds on the injected clock, then the container is RUNNING. State is computed lazily from
 timestamps whenever it is read (no task per container), so thousands of containers cost only
 their records. Logs get ``fake container <name> started`` (and ``... exited with code N``) in
-the CRI format; stats are synthetic: ``cpu_millis`` of a core since the start and
+the CRI format (with ``scripted_logs_only``, as ``up --fake-nodes`` runs it, only containers
+with ``FAKE_LOG`` lines have a log); stats are synthetic: ``cpu_millis`` of a core since the start and
 ``memory_bytes`` of working set per running container.
 
 Behaviour is scripted per container through its env (later entries win):
@@ -16,8 +17,8 @@ Behaviour is scripted per container through its env (later entries win):
 ``FAKE_START_ERROR=msg``   ``start_container`` fails: StartError, exit code 128, message ``msg``
 ``FAKE_PROBE_FAIL=1``      every ``exec_sync`` returns exit code 1 (probes fail)
 ``FAKE_PROBE_FAIL_AFTER=s``  ``exec_sync`` fails from ``s`` seconds after the start on
-``FAKE_EXEC_OUTPUT=text``  the stdout of ``exec_sync`` (default empty)
-``FAKE_EXEC_EXIT_CODE=n``  the exit code of ``exec_sync`` (default 0)
+``FAKE_EXEC_OUTPUT=text``  the stdout of ``exec_sync`` and ``exec_stream`` (default empty)
+``FAKE_EXEC_EXIT_CODE=n``  the exit code of ``exec_sync`` and ``exec_stream`` (default 0)
 ``FAKE_EXEC_DELAY=s``      ``exec_sync`` takes ``s`` seconds (more than its timeout: timeout)
 ``FAKE_IGNORE_SIGTERM=1``  ``stop_container`` takes its whole timeout, then "SIGKILL" (137)
 ``FAKE_LOG=text``          extra lines (``\\n`` separated) written to the log at the start
@@ -34,12 +35,14 @@ from dataclasses import dataclass, replace
 
 from minikube_py.clock import Clock, RealClock
 from nodeagent import logs
+from nodeagent.runtime.execstream import ScriptedExec
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
     ContainerStats,
     ContainerStatus,
     CreateContainerError,
+    ExecProcess,
     ExecResult,
     ExecTimeoutError,
     NotFoundError,
@@ -119,8 +122,12 @@ class FakeRuntime:
         memory_bytes: int = 16 * 1024 * 1024,
         pod_cidr: str = DEFAULT_POD_CIDR,
         seed: int | None = None,
+        scripted_logs_only: bool = False,
     ) -> None:
+        """``scripted_logs_only``: write a container's log only when ``FAKE_LOG`` gives it
+        lines (thousands of simulated containers then cost no files)."""
         self.clock = clock or RealClock()
+        self.scripted_logs_only = scripted_logs_only
         self.start_delay, self.start_jitter = start_delay, start_jitter
         self.cpu_millis, self.memory_bytes = cpu_millis, memory_bytes
         self.ips = PodIPAllocator(pod_cidr)
@@ -213,7 +220,7 @@ class FakeRuntime:
         self._log(c, [f"fake container {c.status.name} exited with code {code}"])
 
     def _log(self, c: _Container, lines: list[str]) -> None:
-        if not c.status.log_path:
+        if not c.status.log_path or (self.scripted_logs_only and not c.script.log):
             return
         writer = logs.CRILogWriter(c.status.log_path, clock_ns=lambda: int(self.clock.now() * 1e9))
         for line in lines:
@@ -264,6 +271,21 @@ class FakeRuntime:
         ):
             return ExecResult(1, b"", b"fake: scripted failure\n")
         return ExecResult(script.exec_exit_code, script.exec_output, b"")
+
+    async def exec_stream(
+        self,
+        container_id: str,
+        command: Sequence[str],
+        *,
+        stdin: bool,
+        tty: bool,
+        size: tuple[int, int] | None = None,
+    ) -> ExecProcess:
+        """The scripted output and exit code, whatever the command (stdin is discarded)."""
+        c = self._get(container_id)
+        if self._refresh(c).state is not ContainerState.RUNNING:
+            raise RuntimeError_(f"container {container_id} is not running")
+        return ScriptedExec(c.script.exec_exit_code, c.script.exec_output)
 
     async def container_stats(self) -> list[ContainerStats]:
         now = self.clock.now()

@@ -33,6 +33,11 @@ Guarantees every implementation keeps:
 - ``exec_sync`` runs a command inside the running container's environment (same pod IP,
   mounts, env, working dir) and returns its exit code and output, killing it after
   ``timeout`` seconds (``ExecTimeoutError``).
+- ``exec_stream`` starts a command the same way and returns at once with an ``ExecProcess``
+  (its stdin, stdout and stderr streamed, ``kubectl exec``). A command that cannot start is not
+  an exception: the process reports it on stderr and exits 126 (``exec failed: ...``), as
+  upstream's runtimes do. With ``tty`` the command gets a terminal and stderr is merged into
+  stdout. A container that is not running raises ``RuntimeError_``.
 """
 
 from __future__ import annotations
@@ -144,6 +149,33 @@ class ContainerStats:
     timestamp: float
 
 
+class ExecProcess(Protocol):
+    """A command started by ``exec_stream``. Reads end with ``b""``; ``wait`` returns the exit
+    code (128 + N for signal N) once the command exited."""
+
+    async def write_stdin(self, data: bytes) -> None:
+        """Feed stdin (ignored when the command was started without stdin or already exited)."""
+        ...
+
+    async def close_stdin(self) -> None: ...
+
+    async def read_stdout(self) -> bytes: ...
+
+    async def read_stderr(self) -> bytes:
+        """Always ``b""`` with a tty."""
+        ...
+
+    async def resize(self, width: int, height: int) -> None:
+        """The terminal's new size (no-op without a tty)."""
+        ...
+
+    async def wait(self) -> int: ...
+
+    async def kill(self) -> None:
+        """Kill the command (and its process group) if it still runs."""
+        ...
+
+
 class RuntimeError_(Exception):
     """A runtime call failed; ``reason`` is what the container status says (upstream names)."""
 
@@ -201,6 +233,19 @@ class ContainerRuntime(Protocol):
         ...
 
     async def exec_sync(self, container_id: str, command: Sequence[str], timeout: float) -> ExecResult: ...
+
+    async def exec_stream(
+        self,
+        container_id: str,
+        command: Sequence[str],
+        *,
+        stdin: bool,
+        tty: bool,
+        size: tuple[int, int] | None = None,
+    ) -> ExecProcess:
+        """Start ``command`` in the running container; see the module docstring. ``size`` is the
+        terminal's (width, height) to start with."""
+        ...
 
     async def container_stats(self) -> list[ContainerStats]:
         """Usage of every running container (process: /proc; fake: synthetic)."""

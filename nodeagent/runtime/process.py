@@ -35,12 +35,14 @@ from typing import Any
 
 from nodeagent import logs
 from nodeagent.runtime import namespaces, procfs
+from nodeagent.runtime.execstream import START_FAILURE_EXIT_CODE, ProcessExec, ScriptedExec
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
     ContainerStats,
     ContainerStatus,
     CreateContainerError,
+    ExecProcess,
     ExecResult,
     ExecTimeoutError,
     NotFoundError,
@@ -270,6 +272,41 @@ class ProcessRuntime:
         return c
 
     async def exec_sync(self, container_id: str, command: Sequence[str], timeout: float) -> ExecResult:
+        argv, env, cwd = self._exec_argv(container_id, command)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, env=env, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            )  # fmt: skip
+        except OSError as err:
+            code = 127 if isinstance(err, FileNotFoundError) else 126
+            return ExecResult(code, b"", f'exec: "{command[0]}": {err.strerror}\n'.encode())
+        try:
+            stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            _signal_group(proc.pid, signal.SIGKILL)
+            await proc.wait()
+            raise ExecTimeoutError(f"command {list(command)} timed out after {timeout}s") from None
+        code = proc.returncode or 0
+        return ExecResult(128 - code if code < 0 else code, stdout, stderr)
+
+    async def exec_stream(
+        self,
+        container_id: str,
+        command: Sequence[str],
+        *,
+        stdin: bool,
+        tty: bool,
+        size: tuple[int, int] | None = None,
+    ) -> ExecProcess:
+        argv, env, cwd = self._exec_argv(container_id, command)
+        if not command:
+            return ScriptedExec(START_FAILURE_EXIT_CODE, stderr=b"exec failed: no command given\r\n")
+        return await ProcessExec.start(argv, env, cwd, stdin=stdin, tty=tty, size=size)
+
+    def _exec_argv(self, container_id: str, command: Sequence[str]) -> tuple[list[str], dict[str, str], str]:
+        """How to run ``command`` in the container: argv (through nsenter into its mount
+        namespace when it has one), env and working directory."""
         c = self._get(container_id)
         if c.process is None or c.status.state is not ContainerState.RUNNING:
             raise RuntimeError_(f"container {container_id} is not running")
@@ -288,22 +325,7 @@ class ProcessRuntime:
                 *argv,
             ]
             cwd = "/"
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, env=dict(c.config.env), cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            )  # fmt: skip
-        except OSError as err:
-            code = 127 if isinstance(err, FileNotFoundError) else 126
-            return ExecResult(code, b"", f'exec: "{command[0]}": {err.strerror}\n'.encode())
-        try:
-            stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout)
-        except TimeoutError:
-            _signal_group(proc.pid, signal.SIGKILL)
-            await proc.wait()
-            raise ExecTimeoutError(f"command {list(command)} timed out after {timeout}s") from None
-        code = proc.returncode or 0
-        return ExecResult(128 - code if code < 0 else code, stdout, stderr)
+        return argv, dict(c.config.env), cwd
 
     async def container_stats(self) -> list[ContainerStats]:
         running = {

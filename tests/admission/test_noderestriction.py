@@ -24,6 +24,16 @@ def bound(node: str, **meta: Any) -> dict[str, Any]:
     return {"metadata": {"name": "p", **meta}, "spec": {"nodeName": node}}
 
 
+OWNER = {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "u1", "controller": True}
+
+
+def mirror(node: str, owners: Any = (OWNER,), **spec: Any) -> dict[str, Any]:
+    """A mirror pod as a node agent creates it: the annotation and the Node as controller."""
+    pod = bound(node, annotations={"kubernetes.io/config.mirror": "x"}, ownerReferences=list(owners))
+    pod["spec"].update(spec)
+    return pod
+
+
 @pytest.mark.parametrize(
     ("attrs", "message"),
     [
@@ -81,7 +91,7 @@ def bound(node: str, **meta: Any) -> dict[str, Any]:
                 "",
                 "ns",
                 "p",
-                bound("n1", annotations={"kubernetes.io/config.mirror": "x"}),
+                mirror("n1"),
                 user=NODE,
             ),
             None,
@@ -116,3 +126,53 @@ async def test_node_restriction(attrs: Attributes, message: str | None) -> None:
     with pytest.raises(errors.ApiError) as refused:
         await plugin.admit(attrs)
     assert refused.value.code == 403 and refused.value.status()["message"] == message
+
+
+FORBIDDEN_MIRRORS = [
+    (mirror("n1", owners=()), 'node "n1" can only create pods with an owner reference set to itself'),
+    (mirror("n1", owners=(OWNER, OWNER)), "can only create pods with a single owner reference set to itself"),
+    (mirror("n1", owners=({**OWNER, "name": "n2"},)), "can only create pods with an owner reference set"),
+    (mirror("n1", owners=({**OWNER, "kind": "Pod"},)), "can only create pods with an owner reference set"),
+    (
+        mirror("n1", owners=({**OWNER, "controller": False},)),
+        "with a controller owner reference set to itself",
+    ),
+    (mirror("n1", owners=({**OWNER, "blockOwnerDeletion": True},)), "must not set blockOwnerDeletion"),
+    (mirror("n2"), "can only create pods with spec.nodeName set to itself"),
+    (mirror("n1", serviceAccountName="default"), "can not create pods that reference a service account"),
+    (mirror("n1", volumes=[{"name": "v", "secret": {"secretName": "s"}}]), "reference secrets"),
+    (
+        mirror("n1", containers=[{"name": "c", "envFrom": [{"configMapRef": {"name": "cm"}}]}]),
+        "reference configmaps",
+    ),
+    (
+        mirror("n1", volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]),
+        "reference persistentvolumeclaims",
+    ),
+    (
+        mirror("n1", volumes=[{"name": "v", "projected": {"sources": [{"clusterTrustBundle": {}}]}}]),
+        "reference clustertrustbundles",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pod", "message"), FORBIDDEN_MIRRORS)
+async def test_mirror_pods_must_belong_to_the_node_and_reference_nothing(pod: Any, message: str) -> None:
+    attrs = Attributes(Operation.CREATE, rt("pods"), "", "ns", "p", pod, user=NODE)
+    with pytest.raises(errors.ApiError) as refused:
+        await NodeRestriction().admit(attrs)
+    assert refused.value.code == 403 and message in refused.value.status()["message"]
+
+
+async def test_a_mirror_pod_owner_must_carry_the_nodes_uid(monkeypatch: pytest.MonkeyPatch) -> None:
+    from apiserver.admission.plugins import lookup
+
+    async def get(_catalog: Any, group: str, version: str, resource: str, ns: str, name: str) -> Any:
+        return {"metadata": {"name": name, "uid": "u1"}} if (resource, name) == ("nodes", "n1") else None
+
+    monkeypatch.setattr(lookup, "get", get)
+    plugin = NodeRestriction(catalog=object())  # type: ignore[arg-type]
+    await plugin.admit(Attributes(Operation.CREATE, rt("pods"), "", "ns", "p", mirror("n1"), user=NODE))
+    stale = mirror("n1", owners=({**OWNER, "uid": "old"},))
+    with pytest.raises(errors.ApiError, match="node n1 UID mismatch: expected old got u1"):
+        await plugin.admit(Attributes(Operation.CREATE, rt("pods"), "", "ns", "p", stale, user=NODE))

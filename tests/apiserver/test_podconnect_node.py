@@ -19,6 +19,7 @@ from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app
 from apiserver.storage.memory import MemoryKV
+from apiserver.tls import ClientCertHttpToolsProtocol
 from minikube_py.pki import ClusterPKI, ensure_cluster_pki, load_certificate_authority
 from tests.kubelet_server import FakeKubelet, Reply
 
@@ -41,7 +42,8 @@ async def served(nodes: NodeConnection) -> AsyncIterator[httpx.AsyncClient]:
     caches = asyncio.create_task(catalog.run())
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(build_app(kv, catalog, nodes=nodes), lifespan="off", log_config=None)
+    app = build_app(kv, catalog, nodes=nodes)
+    config = uvicorn.Config(app, lifespan="off", log_config=None, http=ClientCertHttpToolsProtocol)
     server = uvicorn.Server(config)
     try:
         await catalog.wait_ready()
@@ -191,13 +193,15 @@ async def test_node_agent_not_signed_by_the_trusted_ca_is_refused_unless_insecur
     assert kubelet.seen[-1].query == ""  # insecureSkipTLSVerifyBackend is the apiserver's, not passed on
 
 
-async def test_exec_upgrade_reaches_the_node_agent_but_is_not_tunnelled_yet(setup: Setup) -> None:
-    upgrade = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1"}
-    response = await setup.api.post(f"{NS}/pods/web/exec?container=app&command=ls", headers=upgrade)
-    assert response.status_code == 500
-    assert response.json()["message"].startswith(
-        "error dialing backend: the apiserver cannot yet tunnel pods/exec"
-    )
-    assert setup.kubelet.connections == 1 and setup.kubelet.seen == []  # dialled over TLS, nothing sent
+async def test_exec_upgrade_is_tunnelled_to_the_node_agents_exec(setup: Setup) -> None:
+    """The request head goes to the node agent with its path, the kubelet's stream parameters
+    and the apiserver's client certificate; its answer comes back byte for byte."""
+    setup.kubelet.reply = Reply(chunks=[b"from the node agent"], status=400)
+    upgrade = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1", "Authorization": "Bearer secret"}
+    response = await setup.api.post(f"{NS}/pods/web/exec?container=app&command=ls&stdout=1", headers=upgrade)
+    assert (response.status_code, response.text) == (400, "from the node agent")
+    seen = setup.kubelet.seen[-1]
+    assert (seen.method, seen.path, seen.query) == ("POST", "/exec/default/web/app", "command=ls&output=1")
+    assert seen.client["commonName"] == "kube-apiserver-kubelet-client"
     plain = await setup.api.post(f"{NS}/pods/web/exec?container=app&command=ls")
     assert (plain.status_code, plain.json()["message"]) == (400, "Upgrade request required")

@@ -1,6 +1,11 @@
 """NodeRestriction: a node (user ``system:node:<name>`` in group ``system:nodes``) may only
 change its own Node (and not its taints), its own Lease, the status of pods bound to it, and
-create (mirror pods) or delete pods bound to it. Everyone else passes."""
+create (mirror pods) or delete pods bound to it. Everyone else passes.
+
+A mirror pod a node creates must, as upstream requires, be bound to that node, have exactly one
+owner reference, the node itself as controller (apiVersion v1, kind Node, its name and, when
+the Node can be looked up, its uid; no ``blockOwnerDeletion``), and reference no other API
+object (service account, secret, config map, persistent volume claim, cluster trust bundle)."""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
+from apiserver.admission.plugins import lookup
+from apiserver.authz.nodegraph import pod_references
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog
@@ -37,6 +44,7 @@ class NodeRestriction(Plugin):
 
     def __init__(self, catalog: Catalog | None = None) -> None:
         super().__init__()
+        self.catalog = catalog  # None (unit tests): owner uids are not checked
 
     async def admit(self, attrs: Attributes) -> None:
         if NODES_GROUP in attrs.user.groups and not attrs.user.name.startswith(NODE_PREFIX):
@@ -47,6 +55,8 @@ class NodeRestriction(Plugin):
         rt = attrs.resource
         if (rt.group, rt.resource) == ("", "pods"):
             self._pod(attrs, node)
+            if attrs.operation == Operation.CREATE and not attrs.subresource:
+                await self._mirror_pod(attrs, node, attrs.object or {})
         elif (rt.group, rt.resource) == ("", "nodes"):
             self._node(attrs, node)
         elif (
@@ -107,3 +117,41 @@ class NodeRestriction(Plugin):
                 raise forbidden(
                     attrs, f'node "{node}" is not allowed to {verb} the following labels: {", ".join(bad)}'
                 )
+
+    async def _mirror_pod(self, attrs: Attributes, node: str, pod: Object) -> None:
+        owners = (pod.get("metadata") or {}).get("ownerReferences") or []
+        if len(owners) != 1:
+            which = "a single owner reference" if owners else "an owner reference"
+            raise forbidden(attrs, f'node "{node}" can only create pods with {which} set to itself')
+        owner = owners[0]
+        if (owner.get("apiVersion"), owner.get("kind"), owner.get("name")) != ("v1", "Node", node):
+            raise forbidden(
+                attrs, f'node "{node}" can only create pods with an owner reference set to itself'
+            )
+        if owner.get("controller") is not True:
+            raise forbidden(
+                attrs, f'node "{node}" can only create pods with a controller owner reference set to itself'
+            )
+        if owner.get("blockOwnerDeletion"):
+            raise forbidden(attrs, f'node "{node}" must not set blockOwnerDeletion on an owner reference')
+        if self.catalog is not None:
+            found = await lookup.get(self.catalog, "", "v1", "nodes", "", node)
+            uid = (found or {}).get("metadata", {}).get("uid")
+            if uid != owner.get("uid"):
+                raise forbidden(attrs, f"node {node} UID mismatch: expected {owner.get('uid')} got {uid}")
+        spec = pod.get("spec") or {}
+        kinds = {kind for kind, _ in pod_references(pod) if kind != "serviceaccounts"}
+        if spec.get("serviceAccountName"):
+            kinds.add("a service account")
+        for volume in spec.get("volumes") or []:
+            if any("clusterTrustBundle" in s for s in (volume.get("projected") or {}).get("sources") or []):
+                kinds.add("clustertrustbundles")
+        for kind in (
+            "a service account",
+            "secrets",
+            "configmaps",
+            "clustertrustbundles",
+            "persistentvolumeclaims",
+        ):
+            if kind in kinds:
+                raise forbidden(attrs, f'node "{node}" can not create pods that reference {kind}')

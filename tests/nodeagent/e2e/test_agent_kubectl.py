@@ -299,3 +299,56 @@ def test_a_deployment_of_nginx_runs_real_processes(cluster: Cluster) -> None:
     ]
     assert {p["spec"]["nodeName"] for p in pods} == {"node-1"}
     assert len(pods) == 2
+
+
+def test_a_failing_liveness_probe_restarts_the_container(cluster: Cluster) -> None:
+    script = "touch /probe/healthy; sleep 2; rm /probe/healthy; sleep 600"
+    container = {
+        "name": "c",
+        "image": "busybox",
+        "command": ["sh", "-c", script],
+        "volumeMounts": [{"name": "probe", "mountPath": "/probe"}],
+        "livenessProbe": {
+            "exec": {"command": ["test", "-f", "/probe/healthy"]},
+            "periodSeconds": 1,
+            "failureThreshold": 2,
+        },
+    }
+    run_pod(cluster, "liveness", {"containers": [container], "volumes": [{"name": "probe", "emptyDir": {}}]})
+
+    def restarted() -> bool:
+        statuses = get(cluster, "pod", "liveness")["status"].get("containerStatuses") or [{}]
+        return int(statuses[0].get("restartCount", 0)) >= 1
+
+    eventually(restarted, "a restart after the liveness probe failed")
+    events = ok(cluster, "get", "events", "--field-selector", "involvedObject.name=liveness")
+    assert "Liveness probe failed" in events
+    assert "Container c failed liveness probe, will be restarted" in events
+
+
+def test_readiness_probes_gate_ready(cluster: Cluster) -> None:
+    ready = {
+        "name": "nginx",
+        "image": "nginx",
+        "ports": [{"containerPort": 8082}],
+        "readinessProbe": {"httpGet": {"path": "/", "port": 8082}, "periodSeconds": 1},
+    }
+    never = {
+        "name": "c",
+        "image": "busybox",
+        "command": ["sleep", "600"],
+        "readinessProbe": {"tcpSocket": {"port": 9999}, "periodSeconds": 1},
+    }
+    run_pod(cluster, "ready", {"containers": [ready]})
+    run_pod(cluster, "unready", {"containers": [never]})
+
+    def condition(name: str) -> str:
+        conditions = get(cluster, "pod", name)["status"].get("conditions") or []
+        return next((c["status"] for c in conditions if c["type"] == "Ready"), "")
+
+    eventually(lambda: condition("ready") == "True", "the nginx pod to become Ready")
+    eventually(lambda: "running" in container_state(cluster, "unready"), "the unready pod to run")
+    time.sleep(2)
+    assert condition("unready") == "False"
+    events = ok(cluster, "get", "events", "--field-selector", "involvedObject.name=unready")
+    assert "Readiness probe failed: dial tcp" in events

@@ -104,12 +104,12 @@ def test_a_running_container_whose_spec_changed_is_killed_and_restarted() -> Non
 def test_a_liveness_failure_kills_and_restarts_unless_never() -> None:
     pod = make_pod("a")
     status = runtime_status(container(pod, "a", RUNNING), sandboxes=(sandbox(),))
-    actions = compute_pod_actions(pod, status, liveness_failed={"a"})
+    actions = compute_pod_actions(pod, status, probe_failures={"a": "liveness"})
     assert actions.containers_to_kill == {"a-0": "Container a failed liveness probe"}
     assert names(actions.containers_to_start) == ["a"]
     never = make_pod("a", restart_policy="Never")
     status = runtime_status(container(never, "a", RUNNING), sandboxes=(sandbox(),))
-    assert compute_pod_actions(never, status, liveness_failed={"a"}).containers_to_start == []
+    assert compute_pod_actions(never, status, probe_failures={"a": "liveness"}).containers_to_start == []
 
 
 def test_a_healthy_running_pod_needs_nothing() -> None:

@@ -166,6 +166,26 @@ async def test_exec_sync_times_out(h: Harness) -> None:
     assert time.monotonic() - began < 3
 
 
+async def test_exec_stream_streams_output_and_the_exit_code(h: Harness) -> None:
+    config, command = h.exec_returning("streamed", 5)
+    cid = await started(h, config)
+    process = await h.runtime.exec_stream(cid, command, stdin=True, tty=False)
+    await process.write_stdin(b"ignored")
+    await process.close_stdin()
+    stdout = b""
+    while chunk := await process.read_stdout():
+        stdout += chunk
+    assert (stdout, await process.read_stderr(), await process.wait()) == (b"streamed", b"", 5)
+    await process.kill()  # exited: a no-op
+
+
+async def test_exec_stream_needs_a_running_container(h: Harness) -> None:
+    config, command = h.exec_returning("x", 0)
+    cid = await h.runtime.create_container(await sandbox(h), config)
+    with pytest.raises(RuntimeError_):
+        await h.runtime.exec_stream(cid, command, stdin=False, tty=False)
+
+
 async def test_stats_cover_running_containers(h: Harness) -> None:
     cid = await started(h, h.long_running())
     stats = {s.container_id: s for s in await h.runtime.container_stats()}
