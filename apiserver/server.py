@@ -35,8 +35,8 @@ from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig
 from apiserver.status import install_status_errors
 from apiserver.storage.kv import KV
-from apiserver.tls import ClientCertHttpToolsProtocol
 from apiserver.version import version_handler
+from minikube_py.clientcert import ClientCertHttpToolsProtocol
 
 logger = logging.getLogger("apiserver")
 

@@ -1,5 +1,5 @@
 """Client certificates: the certificate the TLS handshake verified against the cluster CA
-(``apiserver.tls`` hands its subject over as the ASGI TLS extension) names the user: the
+(``minikube_py.clientcert`` hands its subject over as the ASGI TLS extension) names the user: the
 common name is the user name, each organization a group (upstream's
 ``CommonNameUserConversion``)."""
 

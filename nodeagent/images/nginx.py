@@ -49,7 +49,11 @@ class WelcomeHandler(SimpleHTTPRequestHandler):
 
 
 def serve(host: str, port: int, root: str | None) -> None:
-    server = ThreadingHTTPServer((host, port), functools.partial(WelcomeHandler, root=root))
+    try:
+        server = ThreadingHTTPServer((host, port), functools.partial(WelcomeHandler, root=root))
+    except OSError as err:  # as nginx: one line naming the address, exit 1
+        print(f"nginx: [emerg] bind() to {host}:{port} failed ({err.errno}: {err.strerror})", flush=True)
+        raise SystemExit(1) from None
 
     def shutdown(signum: int, frame: FrameType | None) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()

@@ -33,6 +33,8 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from minikube_py.clientcert import ClientCertHttpToolsProtocol
+from minikube_py.clientcert import request_client_subject as client_subject
 from minikube_py.clock import Clock, RealClock
 from minikube_py.metrics import CONTENT_TYPE, REGISTRY, Registry
 from minikube_py.pki import KUBELET_CLIENT_USER, CertKeyPair
@@ -46,7 +48,6 @@ from nodeagent.node.containerlogs import (
 )
 from nodeagent.node.streams.handlers import stream_routes
 from nodeagent.node.streams.target import StreamLookup
-from nodeagent.node.tls import ClientCertHttpToolsProtocol, client_subject
 from nodeagent.stats.endpoint import SummaryLookup, stats_summary_route
 
 MASTERS_GROUP = "system:masters"

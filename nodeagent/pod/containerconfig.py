@@ -14,6 +14,7 @@
 - **mounts**: the container's ``volumeMounts`` on the prepared volumes;
 - **log path**: ``<root>/logs/<namespace>_<name>_<uid>/<container>/<restart count>.log``;
 - **resources**: the limits the runtime enforces; labels naming the pod and the spec's hash.
+- **stdin**, **stdinOnce**, **tty**: the container's streams, for ``kubectl attach``.
 
 Configuration errors are ``ConfigError`` with the waiting reason (CreateContainerConfigError
 for a missing configMap or secret, CreateContainerError for a missing command).
@@ -120,6 +121,9 @@ class ContainerEnvironment:
             log_path=str(Path(log_directory) / container["name"] / f"{attempt}.log"),
             attempt=attempt,
             resources=_limits(container),
+            stdin=bool(container.get("stdin")),
+            stdin_once=bool(container.get("stdinOnce")),
+            tty=bool(container.get("tty")),
             labels={
                 LABEL_POD_UID: meta["uid"],
                 LABEL_POD_NAME: meta["name"],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import fcntl
 import os
 import pty
@@ -22,7 +23,7 @@ import signal
 import struct
 import subprocess
 import termios
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 CHUNK = 65536
 SETSID = shutil.which("setsid") or "/usr/bin/setsid"
@@ -30,9 +31,12 @@ START_FAILURE_EXIT_CODE = 126  # what runc/containerd exec reports for a command
 
 
 class ScriptedExec:
-    """Output known in advance; stdin is read and discarded."""
+    """Output known in advance; stdin is read and discarded. ``exit_code`` may be a coroutine
+    function giving it later (the fake runtime's ``attach`` waits for the container's exit)."""
 
-    def __init__(self, exit_code: int, stdout: bytes = b"", stderr: bytes = b"") -> None:
+    def __init__(
+        self, exit_code: int | Callable[[], Awaitable[int]], stdout: bytes = b"", stderr: bytes = b""
+    ) -> None:
         self._exit_code = exit_code
         self._stdout = [stdout] if stdout else []
         self._stderr = [stderr] if stderr else []
@@ -53,7 +57,7 @@ class ScriptedExec:
         pass
 
     async def wait(self) -> int:
-        return self._exit_code
+        return self._exit_code if isinstance(self._exit_code, int) else await self._exit_code()
 
     async def kill(self) -> None:
         pass
@@ -94,7 +98,7 @@ class ProcessExec:
         if tty:
             master, slave = pty.openpty()
             if size is not None:
-                _set_size(master, *size)
+                set_terminal_size(master, *size)
         try:
             process = await asyncio.create_subprocess_exec(
                 *([SETSID, "--ctty"] if tty else []), *argv,
@@ -111,7 +115,7 @@ class ProcessExec:
                 os.close(slave)
         running = cls(process, master)
         if master is not None:
-            running._terminal = await _read_terminal(master)
+            running._terminal = await read_terminal(master)
         return running
 
     async def write_stdin(self, data: bytes) -> None:
@@ -149,7 +153,7 @@ class ProcessExec:
     async def resize(self, width: int, height: int) -> None:
         if self._master is not None:
             with contextlib.suppress(OSError):
-                _set_size(self._master, width, height)
+                set_terminal_size(self._master, width, height)
 
     async def wait(self) -> int:
         code = await self._process.wait()
@@ -162,13 +166,21 @@ class ProcessExec:
             await self._process.wait()
 
 
-def _set_size(master: int, width: int, height: int) -> None:
+def set_terminal_size(master: int, width: int, height: int) -> None:
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
 
 
-async def _read_terminal(master: int) -> asyncio.StreamReader:
+class _TerminalProtocol(asyncio.StreamReaderProtocol):
+    """A pty master's reader: ``EIO`` (the slave side is gone) is the end of the output, not an
+    error; as an error it would hide what is still buffered (StreamReader raises first)."""
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(None if isinstance(exc, OSError) and exc.errno == errno.EIO else exc)
+
+
+async def read_terminal(master: int) -> asyncio.StreamReader:
     reader = asyncio.StreamReader()
     loop = asyncio.get_running_loop()
     pipe = os.fdopen(os.dup(master), "rb", 0)  # the transport owns (and closes) its copy
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    await loop.connect_read_pipe(lambda: _TerminalProtocol(reader), pipe)
     return reader

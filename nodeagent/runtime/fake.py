@@ -24,6 +24,8 @@ Behaviour is scripted per container through its env (later entries win):
 ``FAKE_LOG=text``          extra lines (``\\n`` separated) written to the log at the start
 ``FAKE_CPU_MILLIS``, ``FAKE_MEMORY_BYTES``  this container's synthetic usage
 =========================  ===================================================================
+
+``attach`` replays the container's log lines, then waits for it to exit (input is discarded).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from nodeagent.runtime.interface import (
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR, PodIPAllocator
 
 VERSION = "0.1.0"
+ATTACH_POLL = 0.05  # how often (clock seconds) an attach session looks for the container's exit
 
 
 @dataclass(frozen=True)
@@ -286,6 +289,18 @@ class FakeRuntime:
         if self._refresh(c).state is not ContainerState.RUNNING:
             raise RuntimeError_(f"container {container_id} is not running")
         return ScriptedExec(c.script.exec_exit_code, c.script.exec_output)
+
+    async def attach(self, container_id: str, *, stdin: bool) -> ExecProcess:
+        c = self._get(container_id)
+        if self._refresh(c).state is not ContainerState.RUNNING:
+            raise RuntimeError_(f"container {container_id} is not running")
+        output = logs.read_log(c.status.log_path) if c.status.log_path else b""
+        return ScriptedExec(lambda: self._wait_exit(c), output)
+
+    async def _wait_exit(self, c: _Container) -> int:
+        while self._refresh(c).state is not ContainerState.EXITED:
+            await self.clock.sleep(ATTACH_POLL)
+        return c.status.exit_code
 
     async def container_stats(self) -> list[ContainerStats]:
         now = self.clock.now()

@@ -38,6 +38,17 @@ Guarantees every implementation keeps:
   an exception: the process reports it on stderr and exits 126 (``exec failed: ...``), as
   upstream's runtimes do. With ``tty`` the command gets a terminal and stderr is merged into
   stdout. A container that is not running raises ``RuntimeError_``.
+- ``attach`` (``kubectl attach``, CRI ``Attach``) returns at once with an ``ExecProcess`` on the
+  running container's own streams: ``read_stdout``/``read_stderr`` give what the container
+  writes from then on (never its past output, except the fake runtime, which replays its log
+  lines), all on stdout when it was created with ``tty``, and end with ``b""`` once its output
+  ended (it exited); ``wait`` returns the container's exit code once it exited; with ``stdin``
+  ``write_stdin`` feeds the container's stdin, if it was created with ``stdin`` (or ``tty``);
+  ``close_stdin`` ends this session's input, which closes the container's stdin only when it
+  was created with ``stdin_once`` (a terminal gets its EOF character); ``resize`` sizes the
+  container's terminal; ``kill`` only detaches (the container keeps running; a ``stdin_once``
+  container's stdin is then closed). Any number of sessions may be attached at once. A
+  container that is not running raises ``RuntimeError_``.
 """
 
 from __future__ import annotations
@@ -112,6 +123,9 @@ class ContainerConfig:
     attempt: int = 0  # the restart count
     resources: Resources = Resources()
     labels: Mapping[str, str] = field(default_factory=dict)  # e.g. the container's hash
+    stdin: bool = False  # keep the container's stdin open for ``attach`` (else /dev/null)
+    stdin_once: bool = False  # close it when the first attach session that used it ends
+    tty: bool = False  # run the container on a terminal (stdin, stdout and stderr)
 
 
 @dataclass(frozen=True)
@@ -245,6 +259,11 @@ class ContainerRuntime(Protocol):
     ) -> ExecProcess:
         """Start ``command`` in the running container; see the module docstring. ``size`` is the
         terminal's (width, height) to start with."""
+        ...
+
+    async def attach(self, container_id: str, *, stdin: bool) -> ExecProcess:
+        """Attach to the running container's streams (its terminal if created with ``tty``);
+        ``stdin``: forward input. See the module docstring; ``kill`` detaches."""
         ...
 
     async def container_stats(self) -> list[ContainerStats]:

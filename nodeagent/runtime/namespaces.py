@@ -20,12 +20,14 @@ paths. Then ``chroot`` into the new root.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import json
 import os
 import resource
 import shutil
 import stat
 import sys
+import termios
 from typing import Any
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -184,6 +186,8 @@ def resolve_executable(name: str, env: dict[str, str]) -> str:
 def run_container(spec: dict[str, Any]) -> None:
     """Set up and exec; raises OSError whose text is the StartError message."""
     env = dict(spec["env"])
+    if spec.get("tty"):  # stdin is a terminal's slave side: make it our controlling terminal
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     if spec["mounts"]:
         try:
             enter_new_namespaces(bool(spec["userns"]))

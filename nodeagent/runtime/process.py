@@ -5,7 +5,9 @@ process group (a new session), builds the container's filesystem view when it ha
 mount namespace per container, in a user namespace when not root; nothing is created on host
 paths), sets ``RLIMIT_AS`` to the memory limit, changes to the working directory and execs the
 argv with exactly ``ContainerConfig.env``. stdout/stderr are read by asyncio tasks and written
-to ``log_path`` in the CRI format (rotated). When the first process exits, the rest of its
+to ``log_path`` in the CRI format (rotated) and to attached sessions (``containerio``): a
+container created with ``stdin`` keeps a stdin pipe, one with ``tty`` runs on a pseudo-terminal.
+Commands run inside containers through ``nsexec``. When the first process exits, the rest of its
 process group is killed (as a PID namespace would) and the container is EXITED.
 
 Memory limits: cgroup v2 is not used (this runtime only sets ``RLIMIT_AS``), so the kernel
@@ -35,7 +37,7 @@ from typing import Any
 
 from nodeagent import logs
 from nodeagent.runtime import namespaces, procfs
-from nodeagent.runtime.execstream import START_FAILURE_EXIT_CODE, ProcessExec, ScriptedExec
+from nodeagent.runtime.containerio import ContainerIO
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
@@ -44,7 +46,6 @@ from nodeagent.runtime.interface import (
     CreateContainerError,
     ExecProcess,
     ExecResult,
-    ExecTimeoutError,
     NotFoundError,
     PodSandboxConfig,
     PodSandboxStatus,
@@ -52,6 +53,7 @@ from nodeagent.runtime.interface import (
     SandboxState,
     StartContainerError,
 )
+from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR, PodIPAllocator
 
 VERSION = "0.1.0"
@@ -64,8 +66,8 @@ class _Container:
     config: ContainerConfig
     dir: str
     process: asyncio.subprocess.Process | None = None
+    io: ContainerIO | None = None
     stopping: bool = False
-    stderr_tail: bytes = b""
     exited: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -93,7 +95,6 @@ class ProcessRuntime:
         self._sandboxes: dict[str, PodSandboxStatus] = {}
         self._containers: dict[str, _Container] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._nsenter = shutil.which("nsenter") or "/usr/bin/nsenter"
 
     async def version(self) -> str:
         return f"{self.name}://{VERSION}"
@@ -151,15 +152,16 @@ class ProcessRuntime:
         spec = self._init_spec(c)
         spec_r, spec_w = os.pipe()
         status_r, status_w = os.pipe()
+        c.io = ContainerIO(c.config, None)
         try:
             c.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", namespaces.__file__, str(spec_r), str(status_w),
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, pass_fds=(spec_r, status_w), start_new_session=True,
+                sys.executable, "-I", namespaces.__file__, str(spec_r), str(status_w), **c.io.stdio(),
+                pass_fds=(spec_r, status_w), start_new_session=True,
             )  # fmt: skip
         finally:
             os.close(spec_r)
             os.close(status_w)
+            c.io.started(c.process)
         message = await asyncio.to_thread(_exchange, spec_w, json.dumps(spec).encode(), status_r)
         if message:
             await c.process.wait()
@@ -167,6 +169,7 @@ class ProcessRuntime:
                 c.status, state=ContainerState.EXITED, started_at=time.time(), finished_at=time.time(),
                 exit_code=128, reason="StartError", message=message,
             )  # fmt: skip
+            c.io.finish(128)
             c.exited.set()
             raise StartContainerError(message)
         c.status = replace(c.status, state=ContainerState.RUNNING, started_at=time.time())
@@ -189,6 +192,7 @@ class ProcessRuntime:
             "stage": stage,
             "userns": self.userns,
             "memory_bytes": c.config.resources.memory_bytes,
+            "tty": c.config.tty,
         }
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -198,43 +202,30 @@ class ProcessRuntime:
 
     async def _watch(self, c: _Container) -> None:
         """Copy output to the log until the first process exits, then record the exit."""
-        assert c.process is not None and c.process.stdout is not None and c.process.stderr is not None
-        writer = logs.CRILogWriter(c.config.log_path, *self._log_limits) if c.config.log_path else None
-        readers = [
-            asyncio.ensure_future(self._copy(c, c.process.stdout, "stdout", writer)),
-            asyncio.ensure_future(self._copy(c, c.process.stderr, "stderr", writer)),
-        ]
+        assert c.process is not None and c.io is not None
+        if c.config.log_path:
+            c.io.writer = logs.CRILogWriter(c.config.log_path, *self._log_limits)
+        readers = await c.io.pump(c.process)
         returncode = await c.process.wait()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(c.process.pid, signal.SIGKILL)  # the rest of the group, as a PID namespace would
         await asyncio.wait(readers, timeout=2.0)
         for reader in readers:
             reader.cancel()
-        if writer is not None:
-            writer.close()
         exit_code = 128 - returncode if returncode < 0 else returncode
         c.status = replace(
             c.status, state=ContainerState.EXITED, finished_at=time.time(), exit_code=exit_code,
             reason=self._exit_reason(c, returncode),
         )  # fmt: skip
+        c.io.finish(exit_code)
         c.exited.set()
-
-    @staticmethod
-    async def _copy(
-        c: _Container, stream: asyncio.StreamReader, name: str, writer: logs.CRILogWriter | None
-    ) -> None:
-        while chunk := await stream.read(65536):
-            if name == "stderr":
-                c.stderr_tail = (c.stderr_tail + chunk)[-4096:]
-            if writer is not None:
-                writer.write(name, chunk)
 
     @staticmethod
     def _exit_reason(c: _Container, returncode: int) -> str:
         if returncode == 0:
             return "Completed"
         if c.config.resources.memory_bytes and (
-            any(marker in c.stderr_tail for marker in OOM_MARKERS)
+            any(c.io is not None and marker in c.io.stderr_tail for marker in OOM_MARKERS)
             or (returncode == -signal.SIGKILL and not c.stopping)
         ):
             return "OOMKilled"
@@ -272,23 +263,7 @@ class ProcessRuntime:
         return c
 
     async def exec_sync(self, container_id: str, command: Sequence[str], timeout: float) -> ExecResult:
-        argv, env, cwd = self._exec_argv(container_id, command)
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, env=env, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            )  # fmt: skip
-        except OSError as err:
-            code = 127 if isinstance(err, FileNotFoundError) else 126
-            return ExecResult(code, b"", f'exec: "{command[0]}": {err.strerror}\n'.encode())
-        try:
-            stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout)
-        except TimeoutError:
-            _signal_group(proc.pid, signal.SIGKILL)
-            await proc.wait()
-            raise ExecTimeoutError(f"command {list(command)} timed out after {timeout}s") from None
-        code = proc.returncode or 0
-        return ExecResult(128 - code if code < 0 else code, stdout, stderr)
+        return await exec_sync(self._exec_target(container_id), command, timeout)
 
     async def exec_stream(
         self,
@@ -299,33 +274,19 @@ class ProcessRuntime:
         tty: bool,
         size: tuple[int, int] | None = None,
     ) -> ExecProcess:
-        argv, env, cwd = self._exec_argv(container_id, command)
-        if not command:
-            return ScriptedExec(START_FAILURE_EXIT_CODE, stderr=b"exec failed: no command given\r\n")
-        return await ProcessExec.start(argv, env, cwd, stdin=stdin, tty=tty, size=size)
+        return await exec_stream(self._exec_target(container_id), command, stdin=stdin, tty=tty, size=size)
 
-    def _exec_argv(self, container_id: str, command: Sequence[str]) -> tuple[list[str], dict[str, str], str]:
-        """How to run ``command`` in the container: argv (through nsenter into its mount
-        namespace when it has one), env and working directory."""
+    async def attach(self, container_id: str, *, stdin: bool) -> ExecProcess:
+        c = self._get(container_id)
+        if c.io is None or c.status.state is not ContainerState.RUNNING:
+            raise RuntimeError_(f"container {container_id} is not running")
+        return c.io.attach(stdin)
+
+    def _exec_target(self, container_id: str) -> ExecTarget:
         c = self._get(container_id)
         if c.process is None or c.status.state is not ContainerState.RUNNING:
             raise RuntimeError_(f"container {container_id} is not running")
-        argv, cwd = list(command), c.config.working_dir or "/"
-        if c.namespaced:
-            user = ["--user", "--preserve-credentials"] if self.userns else []
-            argv = [
-                self._nsenter,
-                "--target",
-                str(c.process.pid),
-                "--mount",
-                *user,
-                "--root",
-                "--wd",
-                "--",
-                *argv,
-            ]
-            cwd = "/"
-        return argv, dict(c.config.env), cwd
+        return ExecTarget(c.process.pid, c.config, self.userns)
 
     async def container_stats(self) -> list[ContainerStats]:
         running = {

@@ -19,7 +19,7 @@ from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app
 from apiserver.storage.memory import MemoryKV
-from apiserver.tls import ClientCertHttpToolsProtocol
+from minikube_py.clientcert import ClientCertHttpToolsProtocol
 from minikube_py.pki import ClusterPKI, ensure_cluster_pki, load_certificate_authority
 from tests.kubelet_server import FakeKubelet, Reply
 

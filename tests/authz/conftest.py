@@ -1,6 +1,6 @@
 """An in-process apiserver with authorization on (``Node,RBAC``) and the bootstrap policy,
 and clients that act as any user: a wrapper puts the subject of a (pretend) verified client
-certificate into the ASGI TLS extension, as ``apiserver.tls`` does for a real one."""
+certificate into the ASGI TLS extension, as ``minikube_py.clientcert`` does for a real one."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""The node agent's ``/exec/{namespace}/{pod}/{container}`` and ``/portForward/{namespace}/{pod}``
-(upstream kubelet ``server.go`` and ``cri/streaming``): find the pod and container, negotiate the
-protocol, answer ``101`` on the hijacked connection and run the session.
+"""The node agent's ``/exec/{namespace}/{pod}/{container}``, ``/attach/{namespace}/{pod}/{container}``
+and ``/portForward/{namespace}/{pod}`` (upstream kubelet ``server.go`` and ``cri/streaming``): find
+the pod and container, negotiate the protocol, answer ``101`` on the hijacked connection and run
+the session. Attach is exec's protocol on the runtime's ``attach`` (the container's own streams);
+it also ends when the client hangs up (detaches), the container running on.
 
 Negotiation, as kubectl offers it:
 
@@ -9,6 +11,7 @@ Negotiation, as kubectl offers it:
   inside binary messages.
 * ``Upgrade: SPDY/3.1``: exec answers ``X-Stream-Protocol-Version: v4.channel.k8s.io`` when the
   client offers v4 (or v5, which includes it); port forwarding ``portforward.k8s.io``.
+  Attach negotiates as exec does.
 
 Refusals are plain text as upstream's: 400 for a missing stream or an unsupported upgrade, 403
 when no protocol matches, 404 for an unknown pod or a container that does not run.
@@ -31,7 +34,7 @@ from nodeagent.node.streams.remotecommand import Channels, StreamOptions, intern
 from nodeagent.node.streams.spdy import SpdySession
 from nodeagent.node.streams.target import StreamLookup, StreamTarget, sandbox_ip
 from nodeagent.node.streams.websocket import MessageStream, WebSocket, handshake_response, offered_protocols
-from nodeagent.runtime.interface import RuntimeError_
+from nodeagent.runtime.interface import ExecProcess, RuntimeError_
 
 EXEC_WEBSOCKET = ("v5.channel.k8s.io", "v4.channel.k8s.io")
 EXEC_SPDY = ("v5.channel.k8s.io", "v4.channel.k8s.io")
@@ -42,6 +45,7 @@ FIRST_RESIZE_WAIT = 0.5
 LINGER = 1.0  # how long a finished SPDY exec waits for the client to hang up first
 
 Session = Callable[[RawConnection], Awaitable[None]]
+Start = Callable[[tuple[int, int] | None], Awaitable[ExecProcess]]  # the terminal size to begin with
 
 
 class HijackResponse(Response):
@@ -58,10 +62,9 @@ class HijackResponse(Response):
 def stream_routes(lookup: StreamLookup) -> dict[str, Callable[[Request], Awaitable[Response]]]:
     """The endpoints by path, for ``agent_app``."""
 
-    async def exec_(request: Request) -> Response:
-        options = StreamOptions.from_query(
-            dict(request.query_params), request.query_params.getlist("command")
-        )
+    async def remote_command(request: Request, attach: bool) -> Response:
+        command = [] if attach else request.query_params.getlist("command")
+        options = StreamOptions.from_query(dict(request.query_params), command)
         if not (options.stdin or options.stdout or options.stderr):
             return PlainTextResponse("you must specify at least 1 of stdin, stdout, stderr", 400)
         target, container = lookup(request.path_params["namespace"], request.path_params["pod"]), ""
@@ -71,7 +74,22 @@ def stream_routes(lookup: StreamLookup) -> dict[str, Callable[[Request], Awaitab
         container_id = target.running_container_id(container)
         if container_id is None:
             return PlainTextResponse(f'container not found ("{container}")', 404)
-        return _negotiate_exec(request, target, container_id, options)
+        runtime = target.runtime
+
+        async def start(size: tuple[int, int] | None) -> ExecProcess:
+            if attach:
+                return await runtime.attach(container_id, stdin=options.stdin)
+            return await runtime.exec_stream(
+                container_id, options.command, stdin=options.stdin, tty=options.tty, size=size
+            )
+
+        return _negotiate_exec(request, start, options, hangup_detaches=attach)
+
+    async def exec_(request: Request) -> Response:
+        return await remote_command(request, attach=False)
+
+    async def attach(request: Request) -> Response:
+        return await remote_command(request, attach=True)
 
     async def port_forward(request: Request) -> Response:
         target = lookup(request.path_params["namespace"], request.path_params["pod"])
@@ -81,6 +99,7 @@ def stream_routes(lookup: StreamLookup) -> dict[str, Callable[[Request], Awaitab
 
     return {
         "/exec/{namespace}/{pod}/{container}": exec_,
+        "/attach/{namespace}/{pod}/{container}": attach,
         "/portForward/{namespace}/{pod}": port_forward,
     }
 
@@ -92,21 +111,31 @@ def _upgrade(request: Request) -> str:
 
 
 def _negotiate_exec(
-    request: Request, target: StreamTarget, container_id: str, options: StreamOptions
+    request: Request, start: Start, options: StreamOptions, hangup_detaches: bool
 ) -> Response:
-    async def execute(channels: Channels) -> None:
+    """Exec (or attach: ``hangup_detaches``, the session ending when the connection does)."""
+
+    async def execute(channels: Channels, connection: asyncio.Task[None]) -> None:
         size = None
         if options.tty:  # the client sends its terminal's size first: start with it
             with contextlib.suppress(TimeoutError):
                 size = await asyncio.wait_for(channels.read_resize(), FIRST_RESIZE_WAIT)
         try:
-            process = await target.runtime.exec_stream(
-                container_id, options.command, stdin=options.stdin, tty=options.tty, size=size
-            )
+            process = await start(size)
         except RuntimeError_ as err:
             await channels.finish(internal_error(str(err)))
             return
-        await run_remote_command(process, channels, options)
+        if size is not None and hangup_detaches:
+            await process.resize(*size)  # an attached terminal exists already
+        relaying = asyncio.ensure_future(run_remote_command(process, channels, options))
+        try:
+            watched = {relaying, connection} if hangup_detaches else {relaying}
+            await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            relaying.cancel()  # the client hung up first (or we are cancelled): detach
+        await asyncio.wait({relaying})
+        if not relaying.cancelled():
+            relaying.result()
 
     upgrade = _upgrade(request)
     if upgrade == "websocket":
@@ -121,7 +150,7 @@ def _negotiate_exec(
             channels = WebSocketChannels(WebSocket(connection), 5 if protocol.startswith("v5") else 4)
             async with asyncio.TaskGroup() as tasks:
                 reading = tasks.create_task(channels.serve())
-                await execute(channels)
+                await execute(channels, reading)
                 reading.cancel()
 
         return HijackResponse(websocket_session)
@@ -137,7 +166,7 @@ def _negotiate_exec(
                 serving = tasks.create_task(session.serve())
                 channels = await SpdyChannels.accept(session, options)
                 if channels is not None:
-                    await execute(channels)
+                    await execute(channels, serving)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(serving), LINGER)
                 serving.cancel()

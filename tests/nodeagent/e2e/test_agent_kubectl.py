@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import Cluster, free_port, kubectl, start_up
+from tests.cluster import KUBECTL_DIR, Cluster, free_port, kubectl, start_up
 
 pytestmark = pytest.mark.e2e
 TIMEOUT = 30.0
@@ -352,3 +352,48 @@ def test_readiness_probes_gate_ready(cluster: Cluster) -> None:
     assert condition("unready") == "False"
     events = ok(cluster, "get", "events", "--field-selector", "involvedObject.name=unready")
     assert "Readiness probe failed: dial tcp" in events
+
+
+@pytest.mark.parametrize("minor", [27, 33])
+def test_older_and_newer_kubectl_see_logs_statuses_and_follow(cluster: Cluster, minor: int) -> None:
+    """kubectl 1.27 and 1.33: a pod's phase and IP, its log with tail and timestamps, and a
+    followed log that ends when the container does."""
+    binary = str(KUBECTL_DIR / f"kubectl.1.{minor}")
+    name = f"versions-{minor}"
+    script = "for i in 1 2 3 4 5; do echo line $i; sleep 0.3; done"
+    run_pod(
+        cluster,
+        name,
+        {
+            "restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "busybox", "command": ["sh", "-c", script]}],
+        },
+    )
+    eventually(lambda: "running" in container_state(cluster, name), f"{name} to run")
+    followed = kubectl(cluster, "logs", "-f", name, binary=binary)
+    assert followed.returncode == 0, followed.stderr
+    assert followed.stdout.splitlines() == [f"line {i}" for i in range(1, 6)]
+    eventually(lambda: phase(cluster, name) == "Succeeded", f"{name} to succeed")
+    tail = kubectl(cluster, "logs", name, "--tail=2", "--timestamps", binary=binary)
+    lines = tail.stdout.splitlines()
+    assert len(lines) == 2 and lines[1].endswith(" line 5") and lines[0].endswith(" line 4")
+    wide = kubectl(cluster, "get", "pod", name, "-o", "wide", binary=binary).stdout
+    assert "Completed" in wide and "node-1" in wide and "127.1." in wide
+
+
+def test_a_port_already_in_use_crashes_the_second_server_with_a_clear_log(cluster: Cluster) -> None:
+    """Two containers of one pod share its IP: the second nginx on the same port cannot bind."""
+    servers = [
+        {"name": name, "image": "nginx", "ports": [{"containerPort": 8090}]} for name in ("first", "second")
+    ]
+    run_pod(cluster, "samepod", {"containers": servers})
+
+    def crashed() -> list[dict[str, Any]]:
+        statuses = get(cluster, "pod", "samepod")["status"].get("containerStatuses") or []
+        return [s for s in statuses if s["restartCount"] >= 1 or "terminated" in s["lastState"]]
+
+    [loser] = eventually(crashed, "one of the two servers to crash")
+    last = loser["lastState"]["terminated"]
+    assert (last["exitCode"], last["reason"]) == (1, "Error")
+    log = ok(cluster, "logs", "samepod", "-c", loser["name"], "--previous")
+    assert "bind() to" in log and ":8090 failed (98: Address already in use)" in log

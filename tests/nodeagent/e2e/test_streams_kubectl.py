@@ -1,4 +1,4 @@
-"""``kubectl exec`` and ``kubectl port-forward`` end to end inside ``up`` (``--nodes 1
+"""``kubectl exec``, ``attach`` and ``port-forward`` end to end inside ``up`` (``--nodes 1
 --fake-nodes 1``): kubectl to the apiserver, tunnelled to the node agent, to real processes (or
 the fake runtime's scripted output), with each protocol kubectl speaks: WebSocket (1.30+),
 SPDY (<= 1.29, or forced by env), and SPDY in WebSocket for port forwarding (1.31+)."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import select
 import shutil
 import socket
 import struct
@@ -15,13 +16,13 @@ import subprocess
 import termios
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.cluster import Cluster, free_port, start_up
-from tests.nodeagent.e2e.test_agent_kubectl import container_state, eventually, ok, run_pod
+from tests.nodeagent.e2e.test_agent_kubectl import container_state, eventually, ok, phase, run_pod
 
 pytestmark = pytest.mark.e2e
 KUBECTL = shutil.which("kubectl") or "kubectl"
@@ -165,6 +166,67 @@ def test_exec_on_a_fake_node_returns_the_scripted_output(cluster: Cluster) -> No
     eventually(lambda: "running" in container_state(cluster, "sim"), "sim to run")
     result = run(cluster, "exec", "sim", "--", "anything")
     assert (result.returncode, result.stdout) == (3, "scripted\n"), result.stderr
+
+
+def attaching(cluster: Cluster, *args: str, binary: str = KUBECTL) -> subprocess.Popen[bytes]:
+    command = [binary, "--kubeconfig", str(cluster.kubeconfig), "attach", *args]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def read_until(process: subprocess.Popen[bytes], done: Callable[[bytes], bool], timeout: float = 30) -> bytes:
+    assert process.stdout is not None
+    output, deadline = b"", time.monotonic() + timeout
+    while not done(output):
+        ready, _, _ = select.select([process.stdout], [], [], max(deadline - time.monotonic(), 0))
+        chunk = os.read(process.stdout.fileno(), 4096) if ready else b""
+        assert chunk, f"no more output after {output!r}"
+        output += chunk
+    return output
+
+
+def run_container(cluster: Cluster, name: str, script: str, **fields: object) -> None:
+    container = {"name": "c", "image": "busybox", "command": ["sh", "-c", script], **fields}
+    run_pod(cluster, name, {"containers": [container], "restartPolicy": "Never"})
+    eventually(lambda: "running" in container_state(cluster, name), f"{name} to run")
+
+
+def test_attach_streams_what_the_container_writes_from_now_on(cluster: Cluster) -> None:
+    run_container(cluster, "ticker", "i=0; while true; do echo tick-$i; i=$((i+1)); sleep 0.2; done")
+    before = [int(line.split("-")[1]) for line in ok(cluster, "logs", "ticker").split()]
+    process = attaching(cluster, "ticker")
+    try:
+        output = read_until(process, lambda out: out.count(b"\n") >= 3)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    ticks = [int(line.split(b"-")[1]) for line in output.split()]
+    assert ticks[0] > max(before, default=-1), (before, ticks)  # not the past output
+    assert ticks[:3] == list(range(ticks[0], ticks[0] + 3))
+    assert "running" in container_state(cluster, "ticker")  # detaching leaves it running
+
+
+@pytest.mark.parametrize("version", ["", "1.27"])
+def test_attach_forwards_stdin_to_the_container(cluster: Cluster, version: str) -> None:
+    """``stdinOnce``: the client's end of input closes cat's stdin, so cat (and the session) ends."""
+    name = f"cat-{version.replace('.', '') or 'latest'}"
+    run_container(cluster, name, "exec cat", stdin=True, stdinOnce=True)
+    result = run(cluster, "attach", "-i", name, binary=kubectl_binary(version), stdin="hi\nthere\n")
+    assert (result.returncode, result.stdout) == (0, "hi\nthere\n"), result.stderr
+    eventually(lambda: phase(cluster, name) == "Succeeded", f"{name} to complete")
+
+
+@pytest.mark.parametrize("version", ["", "1.27"])
+def test_attach_ends_with_the_containers_exit_code(cluster: Cluster, version: str, tmp_path: Path) -> None:
+    name, marker = f"exits-{version.replace('.', '') or 'latest'}", tmp_path / "go"
+    script = f"while [ ! -e {marker} ]; do echo waiting; sleep 0.2; done; echo bye; exit 5"
+    run_container(cluster, name, script)
+    process = attaching(cluster, name, binary=kubectl_binary(version))
+    read_until(process, lambda out: b"waiting" in out)
+    marker.touch()
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 5, stderr
+    assert b"bye\n" in stdout
+    assert b"command terminated with exit code 5" in stderr
 
 
 @pytest.mark.parametrize(

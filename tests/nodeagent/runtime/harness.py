@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nodeagent import logs
 from nodeagent.runtime.fake import FakeRuntime
@@ -47,6 +47,10 @@ class Harness:
     def exec_slow(self) -> tuple[ContainerConfig, list[str]]:
         raise NotImplementedError
 
+    def attachable(self, code: int) -> ContainerConfig:
+        """With stdin; writes ``got-go`` (after reading ``go``) and exits with ``code``."""
+        raise NotImplementedError
+
     async def wait_log(self, path: str, text: bytes, timeout: float = 5.0) -> bytes:
         deadline = time.monotonic() + timeout
         while text not in (data := logs.read_log(path)) and time.monotonic() < deadline:
@@ -83,6 +87,10 @@ class ProcessHarness(Harness):
     def exec_slow(self) -> tuple[ContainerConfig, list[str]]:
         return self.long_running(), ["sleep", "10"]
 
+    def attachable(self, code: int) -> ContainerConfig:
+        config = self.config("main", ["sh", "-c", f"read line; echo got-$line; exit {code}"])
+        return replace(config, stdin=True)
+
 
 class FakeHarness(Harness):
     def exiting(self, code: int, after: float, name: str = "main") -> ContainerConfig:
@@ -104,6 +112,10 @@ class FakeHarness(Harness):
 
     def exec_slow(self) -> tuple[ContainerConfig, list[str]]:
         return self.config("main", ["app"], [("FAKE_EXEC_DELAY", "10")]), ["anything"]
+
+    def attachable(self, code: int) -> ContainerConfig:
+        env = [("FAKE_LOG", "got-go"), ("FAKE_EXIT_AFTER", "0.5"), ("FAKE_EXIT_CODE", str(code))]
+        return replace(self.config("main", ["app"], env), stdin=True)
 
 
 def make_harness(kind: str, tmp: str) -> Harness:

@@ -186,6 +186,27 @@ async def test_exec_stream_needs_a_running_container(h: Harness) -> None:
         await h.runtime.exec_stream(cid, command, stdin=False, tty=False)
 
 
+async def test_attach_relays_input_then_output_and_the_exit_code(h: Harness) -> None:
+    cid = await started(h, h.attachable(4))
+    session = await h.runtime.attach(cid, stdin=True)
+    await session.write_stdin(b"go\n")
+    stdout = b""
+    while chunk := await session.read_stdout():
+        stdout += chunk
+    assert b"got-go\n" in stdout
+    assert (await session.read_stderr(), await session.wait()) == (b"", 4)
+    assert (await h.wait_state(cid, ContainerState.EXITED)).exit_code == 4
+
+
+async def test_detaching_leaves_the_container_running(h: Harness) -> None:
+    cid = await started(h, h.long_running())
+    await (await h.runtime.attach(cid, stdin=False)).kill()
+    assert (await h.runtime.container_status(cid)).state is ContainerState.RUNNING
+    await h.runtime.stop_container(cid, 0)
+    with pytest.raises(RuntimeError_):
+        await h.runtime.attach(cid, stdin=False)
+
+
 async def test_stats_cover_running_containers(h: Harness) -> None:
     cid = await started(h, h.long_running())
     stats = {s.container_id: s for s in await h.runtime.container_stats()}

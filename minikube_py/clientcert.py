@@ -1,7 +1,8 @@
-"""The verified client certificate, handed to the ASGI app (uvicorn does not do it).
+"""The verified client certificate, handed to the ASGI app (uvicorn does not do it); used by
+the apiserver and the node agents' API servers alike.
 
 ``ClientCertHttpToolsProtocol`` is uvicorn's httptools protocol, hijackable for connection
-upgrades (``minikube_py.hijack``, used by ``upgradeproxy``) (its C parser: ~20% less CPU per
+upgrades (``minikube_py.hijack``, used by the apiserver's upgrade proxy) (its C parser: ~20% less CPU per
 request than the pure-Python h11 one, measured on a 1,000-pod rollout in one process) plus,
 per connection, the ASGI TLS
 extension (``scope["extensions"]["tls"]``) with the subject of the peer certificate that the
@@ -17,6 +18,12 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from minikube_py.hijack import HijackingHttpToolsProtocol
+
+
+def request_client_subject(scope: Scope) -> list[tuple[str, str]] | None:
+    """The verified client certificate's subject in this request, None without one."""
+    subject = ((scope.get("extensions") or {}).get("tls") or {}).get("client_subject")
+    return list(subject) if subject is not None else None
 
 
 def client_subject(transport: asyncio.BaseTransport) -> list[tuple[str, str]] | None:
