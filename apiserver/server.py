@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import socket
 import ssl
@@ -37,6 +36,7 @@ from apiserver.status import install_status_errors
 from apiserver.storage.kv import KV
 from apiserver.version import version_handler
 from minikube_py.clientcert import ClientCertHttpToolsProtocol
+from minikube_py.gctuning import tune_gc
 
 logger = logging.getLogger("apiserver")
 
@@ -84,20 +84,6 @@ def build_app(
     app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3/{path:path}", v3.document, ["GET"], include_in_schema=False)
     return build_handler_chain(APIRouter(catalog, app, watches, nodes), security, catalog)
-
-
-# Every request allocates thousands of short-lived objects (decoded JSON) while the watch
-# caches hold millions of long-lived ones. With the default thresholds (700, 10, 10) the
-# collector took ~10% of a create storm with 10k pods resident, mostly in full collections
-# that walk every cached object (~0.2 s each); (50_000, 20, 10) cut that to ~3%, and these
-# gain another ~4% of creates/s (benchmarks/api.py, 5 alternating runs each). Young garbage
-# is freed by reference counting; the collector is only needed for cycles, which are rare.
-GC_THRESHOLDS = (100_000, 50, 100)
-
-
-def tune_gc() -> None:
-    """Process-wide: collect young objects less often (see ``GC_THRESHOLDS``)."""
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 async def run_apiserver(

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.scheduler_throughput import cpu_seconds
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
+from minikube_py.gctuning import tune_gc
 from minikube_py.metrics import Registry
 from nodeagent.node.heartbeats import LEASE, REGISTER, NodeHeartbeats
 from nodeagent.node.nodeinfo import fake_node_config
@@ -102,6 +103,7 @@ def report(figures: Figures, label: str) -> None:
 
 
 async def run(args: argparse.Namespace) -> None:
+    tune_gc()  # as the agent processes (up, node-agent) run
     with contextlib.ExitStack() as stack:
         import tempfile
 

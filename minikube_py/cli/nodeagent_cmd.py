@@ -9,6 +9,7 @@ from typing import Any
 
 from minikube_py.cli.up import DEFAULT_DATA_DIR
 from minikube_py.client.config import load_kubeconfig
+from minikube_py.gctuning import tune_gc
 from minikube_py.pki import CertKeyPair
 from nodeagent.agent import DEFAULT_PORT, AgentOptions, ServingTLS, run_node_agent
 from nodeagent.eviction.thresholds import DEFAULT_EVICTION_HARD, parse_thresholds
@@ -68,6 +69,7 @@ def _thresholds(text: str) -> str:
 
 
 async def _run(args: argparse.Namespace) -> None:
+    tune_gc()
     config = load_kubeconfig(args.kubeconfig)
     tls = ServingTLS(CertKeyPair(args.tls_cert_file, args.tls_private_key_file), args.client_ca_file)
     data_dir = args.data_dir.expanduser()
