@@ -184,7 +184,7 @@ def run(tmp: Path, s: Settings, pool: ProcessPoolExecutor) -> list[Row]:
 
 # The apiserver alone is measured: no controllers (their informers and writes are load of
 # their own), and the pods name a scheduler nobody runs (api_clients.pod_manifest).
-BENCH_FLAGS = ("--controllers=",)
+BENCH_FLAGS = ("--controllers=", "--nodes", "0")
 
 
 @contextmanager

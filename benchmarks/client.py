@@ -189,7 +189,18 @@ def apiserver(store: str) -> Iterator[ClientConfig]:
     """``minikube-py up`` with no controllers, in its own process; yields its ClientConfig."""
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        command = [sys.executable, "-m", "minikube_py.cli.main", "up", "--data-dir", tmp, "--port", str(port)]
+        command = [
+            sys.executable,
+            "-m",
+            "minikube_py.cli.main",
+            "up",
+            "--data-dir",
+            tmp,
+            "--port",
+            str(port),
+            "--nodes",
+            "0",
+        ]
         command += ["--no-kubeconfig-merge", "--store", store.replace("DIR", tmp), "--controllers="]
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:

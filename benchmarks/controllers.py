@@ -70,7 +70,18 @@ def deployment(replicas: int, scheduler_name: str = UNSERVED_SCHEDULER) -> dict[
 async def cluster(store: str, extra: Sequence[str]) -> AsyncIterator[RESTClient]:
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        command = [sys.executable, "-m", "minikube_py.cli.main", "up", "--data-dir", tmp, "--port", str(port)]
+        command = [
+            sys.executable,
+            "-m",
+            "minikube_py.cli.main",
+            "up",
+            "--data-dir",
+            tmp,
+            "--port",
+            str(port),
+            "--nodes",
+            "0",
+        ]
         command += ["--no-kubeconfig-merge", "--store", store.replace("DIR", tmp), *extra]
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:

@@ -124,6 +124,8 @@ async def cluster(store: str, separate_scheduler: bool) -> AsyncIterator[Cluster
             "--store",
             store.replace("DIR", tmp),
             "--controllers=",
+            "--nodes",
+            "0",
             "--node-monitor-grace-period=1h",
         ]
         if not separate_scheduler:
