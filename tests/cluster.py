@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -10,9 +11,10 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -137,10 +139,41 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def kubectl(cluster: Cluster, *args: str, binary: str = KUBECTL) -> subprocess.CompletedProcess[str]:
+def kubectl(
+    cluster: Cluster, *args: str, binary: str = KUBECTL, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     cache = cluster.data_dir.parent / "kube-cache"
     command = [binary, "--kubeconfig", str(cluster.kubeconfig), "--cache-dir", str(cache), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=30)
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def kubectl_ok(cluster: Cluster, *args: str, stdin: str | None = None) -> str:
+    """kubectl's stdout; the test fails with its stderr unless it exits 0."""
+    result = kubectl(cluster, *args, stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def kubectl_json(cluster: Cluster, *args: str) -> Any:
+    """``kubectl get -o json ARGS``, decoded."""
+    return json.loads(kubectl_ok(cluster, "get", "-o", "json", *args))
+
+
+def eventually(check: Callable[[], Any], what: str, timeout: float = 30.0, interval: float = 0.1) -> Any:
+    """Poll ``check`` until it returns something truthy (a failed assertion or a missing key
+    counts as not yet); fail naming ``what`` and the last answer."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except (AssertionError, KeyError, IndexError) as err:
+            last = err
+        else:
+            if last:
+                return last
+        time.sleep(interval)
+    pytest.fail(f"timed out waiting for {what}; last: {last}")
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

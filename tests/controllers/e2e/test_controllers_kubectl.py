@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import ssl
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,11 +16,12 @@ import httpx
 import pytest
 import yaml
 
-from tests.cluster import Cluster, free_port, kubectl, start_up
+from tests.cluster import Cluster, eventually, free_port, kubectl, start_up
+from tests.cluster import kubectl_json as get
+from tests.cluster import kubectl_ok as ok
 from tests.controllers.e2e.standin import ReadyPods
 
 pytestmark = pytest.mark.e2e
-TIMEOUT = 20.0
 
 
 @pytest.fixture(scope="module")
@@ -32,32 +32,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     yield running
     if running.process.poll() is None:
         running.stop()
-
-
-def ok(cluster: Cluster, *args: str) -> str:
-    result = kubectl(cluster, *args)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-def get(cluster: Cluster, *args: str) -> Any:
-    return json.loads(ok(cluster, "get", "-o", "json", *args))
-
-
-def eventually(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
-    """Poll ``check`` until it returns something truthy; fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-        except AssertionError as err:
-            last = err
-        else:
-            if last:
-                return last
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}; last: {last}")
 
 
 def namespace(cluster: Cluster, name: str) -> str:

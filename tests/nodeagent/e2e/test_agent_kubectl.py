@@ -5,19 +5,19 @@ restarts, graceful deletion, configuration errors and the built-in nginx image."
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cluster import KUBECTL_DIR, Cluster, free_port, kubectl, start_up
+from tests.cluster import KUBECTL_DIR, Cluster, eventually, free_port, kubectl, start_up
+from tests.cluster import kubectl_json as get
+from tests.cluster import kubectl_ok as ok
 
 pytestmark = pytest.mark.e2e
-TIMEOUT = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -29,40 +29,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     yield running
     if running.process.poll() is None:
         running.stop()
-
-
-def ok(cluster: Cluster, *args: str, stdin: str | None = None) -> str:
-    if stdin is None:
-        result = kubectl(cluster, *args)
-    else:
-        result = subprocess.run(
-            ["kubectl", "--kubeconfig", str(cluster.kubeconfig), *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-def get(cluster: Cluster, *args: str) -> Any:
-    return json.loads(ok(cluster, "get", "-o", "json", *args))
-
-
-def eventually(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-        except (AssertionError, KeyError, IndexError) as err:
-            last = err
-        else:
-            if last:
-                return last
-        time.sleep(0.2)
-    pytest.fail(f"timed out waiting for {what}; last: {last}")
 
 
 def run_pod(cluster: Cluster, name: str, spec: dict[str, Any], node: str = "node-1") -> None:
