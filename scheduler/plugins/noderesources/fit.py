@@ -142,10 +142,8 @@ class NodeResourcesFit:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Object, node_info: NodeInfo) -> tuple[int, Status]:
-        requests: list[int] | None = state.get(_PRE_SCORE_KEY)
-        if requests is None:
-            requests = pod_request_list(pod, self.resources, False)
-        return self._node_score(node_info, requests), SUCCESS
+        scores, status = self.score_nodes(state, pod, [node_info])
+        return scores[0], status
 
     def score_nodes(
         self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
