@@ -215,8 +215,12 @@ def test_the_built_in_nginx_image_serves_on_the_pod_ip(cluster: Cluster) -> None
     ip = get(cluster, "pod", "web")["status"]["podIP"]
 
     def served() -> str:
-        with urllib.request.urlopen(f"http://{ip}:8080/", timeout=2) as response:
-            return str(response.read().decode())
+        # "running" comes before the server binds: connection refused means "not yet".
+        try:
+            with urllib.request.urlopen(f"http://{ip}:8080/", timeout=2) as response:
+                return str(response.read().decode())
+        except OSError:
+            return ""
 
     assert "nginx" in eventually(served, "the welcome page").lower()
 
