@@ -1,10 +1,11 @@
-"""``RESTClient``: the ``Client`` that speaks HTTP(S) to an apiserver (the only httpx user).
+"""``RESTClient``: the ``Client`` that speaks HTTP(S) to an apiserver.
 
-One pooled ``httpx.AsyncClient`` per ``RESTClient``. Every request, each retry and each watch
-establishment first takes a token from the client-side rate limiter (``TokenBucket``), then is
-sent and, when it fails in a retryable way, sent again (``retry.RetryPolicy``). A non-2xx
-answer raises ``ApiError`` decoded from the server's ``Status`` (410: ``Gone``); a request
-that gets no answer at all raises ``ConnectionFailure``.
+Requests go through a ``Transport`` (``transport.py``; aiohttp's connection pool unless one is
+given). Every request, each retry and each watch establishment first takes a token from the
+client-side rate limiter (``TokenBucket``), then is sent and, when it fails in a retryable way,
+sent again (``retry.RetryPolicy``). A non-2xx answer raises ``ApiError`` decoded from the
+server's ``Status`` (410: ``Gone``); a request that gets no answer at all raises
+``ConnectionFailure``.
 
 Watches stream the response body line by line with no read timeout (the server ends them at
 ``timeoutSeconds``); the generator closes the HTTP stream when the consumer stops (``aclose``,
@@ -20,21 +21,32 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from types import TracebackType
-
-import httpx
+from urllib.parse import quote, urlencode
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
-from minikube_py.client.aiotransport import AiohttpTransport
 from minikube_py.client.config import ClientConfig, load_kubeconfig
 from minikube_py.client.interfaces import ConnectionFailure, Object, WatchEvent
 from minikube_py.client.ratelimit import TokenBucket
 from minikube_py.client.resource import RESTResource
 from minikube_py.client.retry import RetryPolicy, parse_retry_after
 from minikube_py.client.status import error_from_response
+from minikube_py.client.transport import (
+    AiohttpTransport,
+    ConnectionLost,
+    HTTPRequest,
+    HTTPResponse,
+    ReadTimeout,
+    Transport,
+    TransportError,
+)
 from minikube_py.client.watch import decode_events
 from minikube_py.clock import Clock, RealClock
 from minikube_py.jsonutil import loads
+
+# What a path may carry unescaped (RFC 3986 pchar and "/"). "%" too: callers escape names
+# themselves (``RESTResource``: "system:node:x" -> "system%3Anode%3Ax"), never twice.
+PATH_SAFE = "/:@!$&'()*+,;=~%"
 
 logger = logging.getLogger("client")
 
@@ -53,24 +65,20 @@ class RESTClient:
         *,
         clock: Clock | None = None,
         retry: RetryPolicy | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.config = config
         self._clock: Clock = clock or RealClock()
         self._retry = retry or RetryPolicy()
         self._limiter = TokenBucket(config.qps, config.burst, self._clock)
-        headers = {"User-Agent": config.user_agent, "Accept": "application/json"}
+        self._server = config.server.rstrip("/")
+        self._headers = {"User-Agent": config.user_agent, "Accept": "application/json"}
         if config.token:
-            headers["Authorization"] = f"Bearer {config.token}"
-        self._timeout = httpx.Timeout(config.timeout)
-        # no read timeout for watch streams; connecting (and the pool) stays bounded
-        self._watch_timeout = httpx.Timeout(config.timeout, read=None)
+            self._headers["Authorization"] = f"Bearer {config.token}"
         if transport is None:
             tls = config.ssl_context() if config.server.startswith("https:") else None
             transport = AiohttpTransport(tls, limit=CONNECTIONS)
-        self._client = httpx.AsyncClient(
-            base_url=config.server, headers=headers, timeout=self._timeout, transport=transport
-        )
+        self._transport = transport
 
     @classmethod
     def from_kubeconfig(
@@ -98,10 +106,10 @@ class RESTClient:
 
     def set_token(self, token: str) -> None:
         """Send ``Authorization: Bearer <token>`` from now on (a renewed bound token)."""
-        self._client.headers["Authorization"] = f"Bearer {token}"
+        self._headers["Authorization"] = f"Bearer {token}"
 
     async def close(self) -> None:
-        await self._client.aclose()
+        await self._transport.aclose()
 
     async def __aenter__(self) -> RESTClient:
         return self
@@ -131,9 +139,9 @@ class RESTClient:
         try:
             decoded = loads(content)
         except (ValueError, RecursionError) as err:
-            raise _undecodable(response.status_code, err) from err
+            raise _undecodable(response.status, err) from err
         if not isinstance(decoded, dict):
-            raise _undecodable(response.status_code, TypeError("not a JSON object"))
+            raise _undecodable(response.status, TypeError("not a JSON object"))
         return decoded
 
     async def stream_watch(
@@ -143,7 +151,7 @@ class RESTClient:
         stream is rate limited and retried; ``Gone`` when its resourceVersion is too old."""
         response = await self._send("GET", path, params, None, None, stream=True, what=what)
         try:
-            async with contextlib.aclosing(decode_events(_body(response))) as events:
+            async with contextlib.aclosing(decode_events(_body(response, path))) as events:
                 async for event in events:
                     yield event
         finally:
@@ -159,61 +167,62 @@ class RESTClient:
         *,
         stream: bool,
         what: str,
-    ) -> httpx.Response:
+    ) -> HTTPResponse:
         """The first 2xx response (with its body read unless ``stream``), after retries."""
-        request = self._client.build_request(
+        url = self._server + quote(path, safe=PATH_SAFE)
+        if params:
+            url += "?" + urlencode(params)
+        headers = self._headers if not content_type else {**self._headers, "Content-Type": content_type}
+        request = HTTPRequest(
             method,
-            path,
-            params=params,
-            content=body,
-            headers={"Content-Type": content_type} if content_type else None,
-            timeout=self._watch_timeout if stream else self._timeout,
+            url,
+            headers,
+            body,
+            connect_timeout=self.config.timeout,
+            read_timeout=None if stream else self.config.timeout,
         )
         start, attempt = self._clock.monotonic(), 0
         while True:
             attempt += 1
             await self._limiter.wait()
             try:
-                response = await self._client.send(request, stream=stream)
-            except httpx.TransportError as err:
+                response = await self._transport.send(request, stream=stream)
+            except TransportError as err:
                 wait = None
                 if self._retry.retryable_error(method, err):
                     wait = self._retry.delay(attempt, self._clock.monotonic() - start)
                 if wait is None:
-                    raise ConnectionFailure(f'{method.title()} "{request.url}": {_describe(err)}') from err
-                logger.debug("retrying %s %s in %.2fs: %s", method, request.url, wait, _describe(err))
+                    raise ConnectionFailure(f'{method.title()} "{url}": {err}') from err
+                logger.debug("retrying %s %s in %.2fs: %s", method, url, wait, err)
                 await self._clock.sleep(wait)
                 continue
-            if response.is_success:
+            if 200 <= response.status < 300:
                 return response
-            try:
-                content = await response.aread() if stream else response.content
-            except httpx.TransportError:
-                content = b""
-            finally:
-                await response.aclose()
+            content = response.content
+            if stream:
+                try:
+                    content = b"".join([chunk async for chunk in response.chunks()])
+                except TransportError:
+                    content = b""
+                finally:
+                    await response.aclose()
             retry_after = parse_retry_after(response.headers.get("retry-after"))
-            if self._retry.retryable_status(method, response.status_code, retry_after):
+            if self._retry.retryable_status(method, response.status, retry_after):
                 wait = self._retry.delay(attempt, self._clock.monotonic() - start, retry_after)
                 if wait is not None:
-                    code = response.status_code
-                    logger.debug("retrying %s %s in %.2fs: %d", method, request.url, wait, code)
+                    logger.debug("retrying %s %s in %.2fs: %d", method, url, wait, response.status)
                     await self._clock.sleep(wait)
                     continue
-            raise error_from_response(response.status_code, content, retry_after, what)
+            raise error_from_response(response.status, content, retry_after, what)
 
 
-async def _body(response: httpx.Response) -> AsyncIterator[bytes]:
+async def _body(response: HTTPResponse, path: str) -> AsyncIterator[bytes]:
     """A streaming body's chunks; a connection lost mid-stream ends it (like client-go)."""
     try:
-        async for chunk in response.aiter_bytes():
+        async for chunk in response.chunks():
             yield chunk
-    except (httpx.RemoteProtocolError, httpx.ReadError) as err:
-        logger.debug("watch stream %s ended: %s", response.request.url, _describe(err))
-
-
-def _describe(err: httpx.TransportError) -> str:
-    return str(err) or type(err).__name__
+    except (ConnectionLost, ReadTimeout) as err:
+        logger.debug("watch stream %s ended: %s", path, err)
 
 
 def _undecodable(code: int, err: Exception) -> ApiError:

@@ -6,9 +6,9 @@ A request is retried when:
   method is safe, as client-go does);
 * the server answered 5xx with a ``Retry-After`` (503 while starting or stopping, 504 Timeout)
   and the method is idempotent (GET, HEAD, PUT, DELETE, PATCH: a POST may have been applied);
-* no answer came (``httpx.TransportError``: refused, reset, TLS failure, timed out) and the
+* no answer came (``TransportError``: refused, reset, TLS failure, timed out) and the
   method is idempotent, or for a POST only when the connection was never established
-  (``httpx.ConnectError``, ``httpx.ConnectTimeout``: nothing was sent). A server certificate
+  (``ConnectError``, ``ConnectTimeout``: nothing was sent). A server certificate
   that fails verification is not retried: it will not change.
 
 The wait is the server's ``Retry-After`` seconds when given, else an exponential backoff
@@ -21,11 +21,9 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 
-import httpx
+from minikube_py.client.transport import TransportError
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"})
-# Not even sent: safe to retry whatever the method.
-NOT_SENT_ERRORS: tuple[type[httpx.TransportError], ...] = (httpx.ConnectError, httpx.ConnectTimeout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +41,11 @@ class RetryPolicy:
             return True
         return status >= 500 and retry_after is not None and method.upper() in IDEMPOTENT_METHODS
 
-    def retryable_error(self, method: str, error: httpx.TransportError) -> bool:
+    def retryable_error(self, method: str, error: TransportError) -> bool:
         """Whether a request that got no answer is worth a retry."""
         if _caused_by(error, ssl.SSLCertVerificationError):
             return False
-        return isinstance(error, NOT_SENT_ERRORS) or method.upper() in IDEMPOTENT_METHODS
+        return error.not_sent or method.upper() in IDEMPOTENT_METHODS
 
     def delay(self, attempt: int, elapsed: float, retry_after: float | None = None) -> float | None:
         """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1), or None when

@@ -1,5 +1,5 @@
 """Test doubles for unit tests of the client: a clock whose sleeps return at once (recorded),
-and a ``RESTClient`` over ``httpx.MockTransport``."""
+and a ``RESTClient`` over ``httpx.MockTransport`` (through ``HttpxTransport``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable
 import httpx
 
 from minikube_py.client import ClientConfig, RESTClient, RetryPolicy
+from minikube_py.client.transport import HttpxTransport
 
 
 class RecordingClock:
@@ -42,5 +43,5 @@ def mock_client(
         ClientConfig(**settings),  # type: ignore[arg-type]
         clock=clock or RecordingClock(),
         retry=retry,
-        transport=httpx.MockTransport(handler),
+        transport=HttpxTransport(httpx.MockTransport(handler)),
     )

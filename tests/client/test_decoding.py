@@ -216,3 +216,19 @@ async def test_paths_for_core_grouped_cluster_and_all_namespace_handles() -> Non
         "DELETE /api/v1/namespaces/ns/pods/p?",
         "PUT /api/v1/namespaces/ns2/pods/p/status?",
     ]
+
+
+async def test_names_and_selectors_are_escaped_exactly_once() -> None:
+    """Regression: ``RESTResource`` escapes names itself; the client must not escape the "%"."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "x"}})
+
+    async with mock_client(handler) as client:
+        await client.resource(CONFIGMAPS, "default").get("system:node:a")
+        await client.resource(CONFIGMAPS, "default").list(label_selector="app in (a,b),tier!=db")
+    assert seen[0].url.raw_path == b"/api/v1/namespaces/default/configmaps/system%3Anode%3Aa"
+    assert seen[1].url.params["labelSelector"] == "app in (a,b),tier!=db"
+    assert b"%25" not in seen[1].url.raw_path

@@ -14,6 +14,7 @@ from minikube_py.api.errors import ApiError
 from minikube_py.client import ClientConfig, ConnectionFailure, RESTClient, RetryPolicy
 from minikube_py.client.resourcetypes import CONFIGMAPS
 from minikube_py.client.retry import parse_retry_after
+from minikube_py.client.transport import ConnectError, ConnectionLost
 from tests.client.fakes import RecordingClock, mock_client
 
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "default"}}
@@ -69,8 +70,8 @@ def test_policy_retryable_answers_and_errors() -> None:
     assert not policy.retryable_status("POST", 503, 1.0)  # may have been applied
     assert not policy.retryable_status("GET", 500, None)  # no Retry-After: a real failure
     assert not policy.retryable_status("GET", 409, 1.0)
-    refused = httpx.ConnectError("refused")
-    reset = httpx.ReadError("reset")
+    refused = ConnectError("refused")
+    reset = ConnectionLost("reset")
     assert policy.retryable_error("POST", refused)
     assert not policy.retryable_error("POST", reset)
     assert all(policy.retryable_error(m, reset) for m in ("GET", "PUT", "PATCH", "DELETE"))
@@ -171,7 +172,7 @@ async def test_connection_refused_on_a_real_port_is_retried_then_raised() -> Non
     assert err.value.message.startswith(
         f'Get "http://127.0.0.1:{port}/api/v1/namespaces/default/configmaps/x": '
     )
-    assert isinstance(err.value.__cause__, httpx.ConnectError)
+    assert isinstance(err.value.__cause__, ConnectError)
 
 
 async def test_every_try_takes_a_rate_limiter_token() -> None:
@@ -187,8 +188,6 @@ async def test_every_try_takes_a_rate_limiter_token() -> None:
 
 def test_a_failed_certificate_verification_is_not_retried() -> None:
     try:
-        raise httpx.ConnectError("[SSL: CERTIFICATE_VERIFY_FAILED]") from ssl.SSLCertVerificationError(
-            1, "bad"
-        )
-    except httpx.ConnectError as err:
+        raise ConnectError("[SSL: CERTIFICATE_VERIFY_FAILED]") from ssl.SSLCertVerificationError(1, "bad")
+    except ConnectError as err:
         assert not RetryPolicy().retryable_error("GET", err)

@@ -10,11 +10,11 @@ import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 
 from minikube_py.client import ADDED, DELETED, MODIFIED, Gone, RESTClient, WatchEvent, load_kubeconfig
 from minikube_py.client.resourcetypes import CONFIGMAPS
+from minikube_py.client.transport import AiohttpTransport
 from tests.client.apiserver import RunningApiserver
 
 # the watch cache's window (apiserver.storage.cacher.Cacher capacity): older RVs are Gone
@@ -111,7 +111,7 @@ def single_connection_client(apiserver: RunningApiserver) -> RESTClient:
     """A client whose pool holds one connection and waits at most 2 s for it: a watch stream
     left open would make the next request fail with a pool timeout."""
     config = load_kubeconfig(apiserver.kubeconfig)
-    transport = httpx.AsyncHTTPTransport(verify=config.ssl_context(), limits=httpx.Limits(max_connections=1))
+    transport = AiohttpTransport(config.ssl_context(), limit=1)
     config = dataclasses.replace(config, timeout=2.0)
     return RESTClient(config, transport=transport)
 

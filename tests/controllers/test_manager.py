@@ -97,7 +97,7 @@ async def test_each_controller_gets_its_own_service_account_token_renewed_at_80_
         assert len([a for a in requests() if a.subresource == "token"]) == 1
         await clock.step(0.02 * 3600)
         assert len([a for a in requests() if a.subresource == "token"]) == 2
-        header: Any = client._client.headers["Authorization"]
+        header: Any = client._headers["Authorization"]
         assert header.startswith("Bearer fake-token-") and header != f"Bearer {client.config.token}"
         renewing.cancel()
         with pytest.raises(asyncio.CancelledError):
