@@ -1,4 +1,5 @@
-"""Watch streams: one JSON object per line (``{"type": ..., "object": ...}``), flushed per event.
+"""Watch streams: one JSON object per line (``{"type": ..., "object": ...}``), flushed as soon
+as an event is there (with any others already waiting behind it: one write, see ``BATCH``).
 
 ``timeoutSeconds`` ends the stream cleanly (clients re-watch from their last RV); a client
 that goes away cancels it. With a Table Accept each event carries a one-row Table, and only the
@@ -25,6 +26,11 @@ from minikube_py.api import errors
 from minikube_py.jsonutil import dumps
 
 MAX_TIMEOUT_SECONDS = 1800
+# Events already waiting go out together, in one write, up to this many: a watcher that fell
+# behind (a burst of creates) catches up instead of paying the response chain, TLS record and
+# syscall per event (a 3,000-pod burst on simulated nodes: 32 -> 22 s to all Running,
+# benchmarks/pod_startup.py); a lone event is still sent at once.
+BATCH = 100
 
 
 class OpenWatches:
@@ -72,9 +78,11 @@ async def _lines(
         async with asyncio.timeout(timeout):
             try:
                 async for event in watch:
-                    line = _encode(store, event, table, include, first)
-                    first = first and event.type in (BOOKMARK, ERROR)
-                    yield line
+                    lines = []
+                    for each in (event, *watch.ready(BATCH - 1)):
+                        lines.append(_encode(store, each, table, include, first))
+                        first = first and each.type in (BOOKMARK, ERROR)
+                    yield lines[0] if len(lines) == 1 else b"".join(lines)
             except TooLargeResourceVersionError as err:
                 yield _encode(store, WatchEvent(ERROR, errors.timeout(str(err)).status()), None, "", False)
     except TimeoutError:

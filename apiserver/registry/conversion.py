@@ -44,5 +44,11 @@ class ConvertedWatch:
             else:
                 yield WatchEvent(event.type, self._convert(event.object))
 
+    def ready(self, limit: int) -> list[WatchEvent]:
+        return [
+            event if event.type in (BOOKMARK, ERROR) else WatchEvent(event.type, self._convert(event.object))
+            for event in self._watch.ready(limit)
+        ]
+
     async def close(self) -> None:
         await self._watch.close()

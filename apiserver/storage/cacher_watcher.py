@@ -63,6 +63,7 @@ class CacheWatcher:
         self._initial = 0  # initial/replay events still queued (they come first)
         self._live = 0  # live events queued, bounded by cacher.watcher_buffer
         self._done = False
+        self._ended = False  # ``ready`` took the end sentinel
 
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
         return self._events()
@@ -141,6 +142,10 @@ class CacheWatcher:
         return None
 
     async def _next(self) -> WatchEvent | None:
+        if self._ended:
+            return None
+        if not self._queue.empty():  # no wait_for (a task per call) when one is waiting
+            return self._taken(self._queue.get_nowait())
         try:
             if not self._opts.allow_bookmarks:
                 event = await self._queue.get()
@@ -148,6 +153,19 @@ class CacheWatcher:
                 event = await asyncio.wait_for(self._queue.get(), self._cacher.bookmark_interval)
         except TimeoutError:
             return bookmark(self._cacher.resource_version)
+        return self._taken(event)
+
+    def ready(self, limit: int) -> list[WatchEvent]:
+        events: list[WatchEvent] = []
+        while len(events) < limit and not self._ended and not self._queue.empty():
+            event = self._taken(self._queue.get_nowait())
+            if event is None:
+                self._ended = True  # the end sentinel: the next ``_next`` ends the stream
+            else:
+                events.append(event)
+        return events
+
+    def _taken(self, event: WatchEvent | None) -> WatchEvent | None:
         if event is not None and self._initial:
             self._initial -= 1
         elif event is not None:

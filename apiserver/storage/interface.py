@@ -94,6 +94,14 @@ class WatchEvent:
 class ObjectWatch(Protocol):
     def __aiter__(self) -> AsyncIterator[WatchEvent]: ...
 
+    def ready(self, limit: int) -> list[WatchEvent]:
+        """Up to ``limit`` more events that are already waiting, taken without suspending
+        (call it only between events, while the iteration is paused at a ``yield``). The watch
+        endpoint sends them with the event just received, in one write: a backlog costs one
+        pass through the response chain instead of one per event. Empty when none are waiting
+        or the watch cannot tell."""
+        ...
+
     async def close(self) -> None: ...
 
 

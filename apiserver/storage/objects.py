@@ -272,6 +272,9 @@ class _KVWatch:
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
         return self._events()
 
+    def ready(self, limit: int) -> list[WatchEvent]:
+        return []  # events come batch by batch from the KV; one per write is fine here
+
     async def close(self) -> None:
         if self._kv_watch is not None:
             await self._kv_watch.close()

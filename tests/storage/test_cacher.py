@@ -216,3 +216,42 @@ async def test_a_consistent_list_after_unrelated_writes_needs_no_progress_round_
         cacher._kv_watch.request_progress = no_progress  # type: ignore[method-assign]
         listed = await asyncio.wait_for(cacher.list(PREFIX, ListOptions()), 5)
         assert [o["metadata"]["name"] for o in listed.items] == ["a", "b"]
+
+
+async def test_ready_takes_waiting_events_without_suspending_and_keeps_the_order() -> None:
+    storage = KVObjectStorage(MemoryKV())
+    async with running(Cacher(storage, PREFIX)) as cacher:
+        first = await storage.create(PREFIX + "default/a", cm("a"))
+        await cacher.wait_until_fresh(int(first["metadata"]["resourceVersion"]))
+        watch = cacher.watch(PREFIX, ListOptions(resource_version=first["metadata"]["resourceVersion"]))
+        events = aiter(watch)
+        created = [await storage.create(PREFIX + f"default/b{i}", cm(f"b{i}")) for i in range(5)]
+        await cacher.wait_until_fresh(int(created[-1]["metadata"]["resourceVersion"]))
+        head = await anext(events)
+        assert watch.ready(0) == []
+        rest = watch.ready(3) + watch.ready(10)
+        assert watch.ready(10) == []  # nothing else waiting: no wait, just empty
+        names = [e.object["metadata"]["name"] for e in (head, *rest)]
+        assert names == ["b0", "b1", "b2", "b3", "b4"]
+        later = await storage.create(PREFIX + "default/c", cm("c"))
+        await cacher.wait_until_fresh(int(later["metadata"]["resourceVersion"]))
+        assert (await anext(events)).object["metadata"]["name"] == "c"  # iteration goes on after
+        await watch.close()
+        assert watch.ready(10) == []  # the end sentinel is taken, not returned...
+        assert [e async for e in events] == []  # ...and the stream still ends
+
+
+async def test_ready_stops_at_a_terminated_watch() -> None:
+    storage = KVObjectStorage(MemoryKV())
+    async with running(Cacher(storage, PREFIX)) as cacher:
+        first = await storage.create(PREFIX + "default/a", cm("a"))
+        await cacher.wait_until_fresh(int(first["metadata"]["resourceVersion"]))
+        watch = cacher.watch(PREFIX, ListOptions(resource_version=first["metadata"]["resourceVersion"]))
+        events = aiter(watch)
+        await storage.create(PREFIX + "default/b", cm("b"))
+        two = await storage.create(PREFIX + "default/c", cm("c"))
+        await cacher.wait_until_fresh(int(two["metadata"]["resourceVersion"]))
+        assert (await anext(events)).object["metadata"]["name"] == "b"
+        watch.terminate()  # e.g. too slow: "c" is still queued ahead of the end
+        assert [e.object["metadata"]["name"] for e in watch.ready(10)] == ["c"]
+        assert [e async for e in events] == []
