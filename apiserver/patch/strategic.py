@@ -24,7 +24,6 @@ need their merge key and a new primitive set loses duplicates.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from apiserver.patch import directives as d
@@ -39,6 +38,7 @@ from apiserver.patch.listmerge import (
     validate_element_order,
 )
 from apiserver.patch.schema import PLAIN, Fields, List, PatchSchema, Schema, fields_of
+from minikube_py import jsonutil
 
 JSONMap = dict[str, Any]
 
@@ -53,7 +53,7 @@ def apply_strategic_merge_patch(doc: JSONMap, patch: JSONMap, schema: PatchSchem
     """
     if not isinstance(doc, dict) or not isinstance(patch, dict):
         raise PatchError(d.BAD_JSON_DOC)
-    return merge_map(copy.deepcopy(doc), copy.deepcopy(patch), schema)
+    return merge_map(jsonutil.clone(doc), jsonutil.clone(patch), schema)
 
 
 def merge_map(original: JSONMap, patch: JSONMap, schema: Fields) -> JSONMap:

@@ -31,6 +31,7 @@ from apiserver.storage.errors import (
 )
 from apiserver.storage.interface import ListOptions, ObjectList, ObjectStorage, ObjectWatch, Preconditions
 from apiserver.storage.keys import object_key, resource_prefix
+from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.timestamps import now_rfc3339
@@ -182,7 +183,7 @@ class GenericStore:
         async def try_update(stored: Object | None) -> Object:
             assert stored is not None
             current = self._served(stored)
-            desired = mutate(copy.deepcopy(current))
+            desired = mutate(jsonutil.clone(current))
             new = await self._prepare_update(desired, current, subresource, namespace, name, track, dry_run)
             if dry_run:
                 raise _DryRun(new)

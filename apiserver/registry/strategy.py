@@ -8,10 +8,10 @@ resources override only what differs, one small file each under ``resources/``.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from apiserver.registry.conversion import StorageConversion
+from minikube_py import jsonutil
 from minikube_py.api.errors import Cause
 
 Object = dict[str, Any]
@@ -51,14 +51,14 @@ class Strategy:
         """Keep what a main-resource update may not change (the status)."""
         if self.status_field is not None:
             if self.status_field in old:
-                new[self.status_field] = copy.deepcopy(old[self.status_field])
+                new[self.status_field] = jsonutil.clone(old[self.status_field])
             else:
                 new.pop(self.status_field, None)
 
     def prepare_for_status_update(self, new: Object, old: Object) -> Object:
         """A status update changes only the status: the result is ``old`` with ``new``'s status."""
         assert self.status_field is not None
-        merged = copy.deepcopy(old)
+        merged: Object = jsonutil.clone(old)
         merged["metadata"] = new["metadata"]
         if self.status_field in new:
             merged[self.status_field] = new[self.status_field]

@@ -7,7 +7,6 @@ upstream's: ``/registry/<resource>/<namespace>/<name>`` (see ``keys``).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -224,7 +223,7 @@ class KVObjectStorage:
             current = decode(kv) if kv is not None else None
             if preconditions is not None and current is not None:
                 preconditions.check(key, current)
-            updated = await try_update(copy.deepcopy(current))
+            updated = await try_update(None if kv is None else decode(kv))  # a private copy
             data = encode(updated)
             if kv is not None and data == kv.value:
                 assert current is not None
