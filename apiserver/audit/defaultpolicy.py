@@ -4,6 +4,9 @@ commonly run, e.g. kube-up's ``configure-helper.sh``, trimmed to what this clust
 - health checks and ``/version`` are not audited (probes would drown everything else);
 - node Lease renewals (get/update of leases in ``kube-node-lease`` by ``system:nodes``) are
   not audited (every node renews every 10 s);
+- Events are not audited, as kube-up's policy has it ("because of performance impact": each
+  pod's scheduling and start writes several), in both groups that serve them (core and
+  ``events.k8s.io``: the same objects);
 - everything else at ``Metadata`` (who did what to which object, with what result; no bodies,
   so no Secret or ConfigMap data reaches the log), without the ``RequestReceived`` stage.
 """
@@ -25,6 +28,10 @@ def default_policy() -> Policy:
                 verbs=("get", "update"),
                 namespaces=("kube-node-lease",),
                 resources=(GroupResources("coordination.k8s.io", ("leases",)),),
+            ),
+            PolicyRule(
+                NONE,
+                resources=(GroupResources("", ("events",)), GroupResources("events.k8s.io", ("events",))),
             ),
             PolicyRule(METADATA),
         ),

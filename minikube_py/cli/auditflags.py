@@ -35,7 +35,7 @@ def add_up_audit_flag(parser: argparse.ArgumentParser) -> None:
         type=_policy,
         metavar="FILE",
         help="audit.k8s.io/v1 Policy (YAML) for DIR/audit.log (default: Metadata for everything "
-        "but health checks and node Lease renewals)",
+        "but health checks, node Lease renewals and Events)",
     )
 
 

@@ -155,6 +155,9 @@ LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1"
         (attrs("GET", "/api/v1/namespaces/kube-system/secrets/s"), METADATA),
         (attrs("GET", "/openapi/v2"), METADATA),
         (attrs("GET", POD, user=None), METADATA),
+        (attrs("POST", "/api/v1/namespaces/default/events"), NONE),
+        (attrs("PATCH", "/apis/events.k8s.io/v1/namespaces/default/events/e"), NONE),
+        (attrs("POST", "/api/v1/namespaces/default/pods/p/binding"), METADATA),
     ],
 )
 def test_default_policy(request_attrs: Attributes, level: str) -> None:
