@@ -23,6 +23,8 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import quote, urlencode
 
+from yarl import URL
+
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
 from minikube_py.client.config import ClientConfig, load_kubeconfig
@@ -71,7 +73,7 @@ class RESTClient:
         self._clock: Clock = clock or RealClock()
         self._retry = retry or RetryPolicy()
         self._limiter = TokenBucket(config.qps, config.burst, self._clock)
-        self._server = config.server.rstrip("/")
+        self._server = str(URL(config.server)).rstrip("/")  # IDNA host names as ASCII
         self._headers = {"User-Agent": config.user_agent, "Accept": "application/json"}
         if config.token:
             self._headers["Authorization"] = f"Bearer {config.token}"

@@ -9,7 +9,7 @@ A request is retried when:
 * no answer came (``TransportError``: refused, reset, TLS failure, timed out) and the
   method is idempotent, or for a POST only when the connection was never established
   (``ConnectError``, ``ConnectTimeout``: nothing was sent). A server certificate
-  that fails verification is not retried: it will not change.
+  that fails verification, or a body that does not decode, is not retried: neither will change.
 
 The wait is the server's ``Retry-After`` seconds when given, else an exponential backoff
 (``initial_backoff`` doubling per retry, at most ``max_backoff``). At most ``max_attempts``
@@ -43,7 +43,7 @@ class RetryPolicy:
 
     def retryable_error(self, method: str, error: TransportError) -> bool:
         """Whether a request that got no answer is worth a retry."""
-        if _caused_by(error, ssl.SSLCertVerificationError):
+        if not error.retryable or _caused_by(error, ssl.SSLCertVerificationError):
             return False
         return error.not_sent or method.upper() in IDEMPOTENT_METHODS
 

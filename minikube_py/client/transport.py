@@ -13,9 +13,10 @@ library below. Two transports:
   client's unit tests, an ASGI app in process). Documented fake network, not a shortcut: it
   goes through the same ``Transport`` contract, errors included.
 
-Failures that got no HTTP answer raise ``TransportError`` (the retry policy reasons about
-them): ``ConnectError``/``ConnectTimeout`` when nothing was sent (``not_sent``),
-``ReadTimeout`` and ``ConnectionLost`` when the request may have reached the server.
+Failures that got no usable HTTP answer raise ``TransportError`` (the retry policy reasons
+about them): ``ConnectError``/``ConnectTimeout`` when nothing was sent (``not_sent``),
+``ReadTimeout`` and ``ConnectionLost`` when the request may have reached the server, and
+``DecodingError`` (never retried) for a body whose encoding is corrupt.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Protocol
 
 import aiohttp
 import httpx
+from aiohttp.http_exceptions import ContentEncodingError
 from multidict import CIMultiDict
 from yarl import URL
 
@@ -35,10 +37,12 @@ KEEPALIVE_SECONDS = 4.0
 
 
 class TransportError(Exception):
-    """No HTTP answer came. ``not_sent``: the connection was never established, so the
-    request certainly did not reach the server (safe to retry whatever the method)."""
+    """No (usable) HTTP answer came. ``not_sent``: the connection was never established, so
+    the request certainly did not reach the server (safe to retry whatever the method);
+    ``retryable``: sending again may help (not for a body that cannot be decoded)."""
 
     not_sent = False
+    retryable = True
 
 
 class ConnectError(TransportError):
@@ -58,6 +62,13 @@ class ReadTimeout(TransportError):
 
 class ConnectionLost(TransportError):
     """The server closed or reset the connection before answering completely."""
+
+
+class DecodingError(TransportError):
+    """The answer's body does not decode (a corrupt ``Content-Encoding``): it will not next
+    time either."""
+
+    retryable = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +131,11 @@ class AiohttpTransport:
         key = (request.connect_timeout, request.read_timeout)
         timeout = self._timeouts.get(key)
         if timeout is None:
+            connect = request.connect_timeout
             timeout = self._timeouts[key] = aiohttp.ClientTimeout(
                 total=None,
-                connect=request.connect_timeout,
+                # waiting for a pooled connection, then connecting: each gets the timeout
+                connect=None if connect is None else 2 * connect,
                 sock_connect=request.connect_timeout,
                 sock_read=request.read_timeout,
             )
@@ -144,8 +157,8 @@ class AiohttpTransport:
             raise _transport_error(err) from (
                 err.certificate_error if isinstance(err, aiohttp.ClientConnectorCertificateError) else err
             )
-        except TimeoutError as err:
-            raise ConnectTimeout("timed out connecting") from err
+        except TimeoutError as err:  # not aiohttp's own: sending may have begun
+            raise ReadTimeout("timed out") from err
         answer = _AiohttpResponse(response)
         if not stream:
             try:
@@ -187,6 +200,8 @@ class _AiohttpResponse:
 
 def _transport_error(err: aiohttp.ClientError) -> TransportError:
     message = str(err) or type(err).__name__
+    if isinstance(err.__cause__, ContentEncodingError):
+        return DecodingError(message)
     if isinstance(err, aiohttp.ClientConnectorError):  # refused, DNS, TLS handshake
         return ConnectError(message)
     if isinstance(err, aiohttp.ConnectionTimeoutError):
@@ -220,13 +235,13 @@ class HttpxTransport:
         )
         try:
             response = await self._transport.handle_async_request(outgoing)
-        except httpx.TransportError as err:
+        except (httpx.TransportError, httpx.DecodingError) as err:
             raise _from_httpx(err) from err
         answer = _HttpxResponse(response)
         if not stream:
             try:
                 answer.content = await response.aread()
-            except httpx.TransportError as err:
+            except (httpx.TransportError, httpx.DecodingError) as err:
                 raise _from_httpx(err) from err
             finally:
                 await response.aclose()
@@ -249,15 +264,17 @@ class _HttpxResponse:
         try:
             async for chunk in self._response.aiter_bytes():
                 yield chunk
-        except httpx.TransportError as err:
+        except (httpx.TransportError, httpx.DecodingError) as err:
             raise _from_httpx(err) from err
 
     async def aclose(self) -> None:
         await self._response.aclose()
 
 
-def _from_httpx(err: httpx.TransportError) -> TransportError:
+def _from_httpx(err: httpx.TransportError | httpx.DecodingError) -> TransportError:
     message = str(err) or type(err).__name__
+    if isinstance(err, httpx.DecodingError):
+        return DecodingError(message)
     if isinstance(err, httpx.ConnectError):
         return ConnectError(message)
     if isinstance(err, httpx.ConnectTimeout | httpx.PoolTimeout):

@@ -232,3 +232,15 @@ async def test_names_and_selectors_are_escaped_exactly_once() -> None:
     assert seen[0].url.raw_path == b"/api/v1/namespaces/default/configmaps/system%3Anode%3Aa"
     assert seen[1].url.params["labelSelector"] == "app in (a,b),tier!=db"
     assert b"%25" not in seen[1].url.raw_path
+
+
+async def test_a_server_with_a_non_ascii_host_name_is_sent_as_idna() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "x"}})
+
+    async with mock_client(handler, server="https://bücher.test:6443/") as client:
+        await client.resource(CONFIGMAPS, "default").get("x")
+    assert str(seen[0].url) == "https://xn--bcher-kva.test:6443/api/v1/namespaces/default/configmaps/x"

@@ -34,6 +34,7 @@ from minikube_py.client.transport import (
     ConnectError,
     ConnectionLost,
     ConnectTimeout,
+    DecodingError,
     HTTPRequest,
     HTTPResponse,
     HttpxTransport,
@@ -381,6 +382,18 @@ async def test_server_closing_before_answering_is_connection_lost(
     assert RetryPolicy().retryable_error("GET", caught.value)
 
 
+async def test_a_corrupt_gzip_body_is_a_decoding_error_never_retried(transport: AiohttpTransport) -> None:
+    async def corrupt(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_head(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\nnot gzip!!")
+        await writer.drain()
+
+    async with raw_server(corrupt) as url:
+        with pytest.raises(DecodingError) as caught:
+            await fetch(transport, req(url + "/"))
+    assert not RetryPolicy().retryable_error("GET", caught.value)
+
+
 async def test_server_closing_mid_body_is_connection_lost(transport: AiohttpTransport) -> None:
     async def truncate(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_head(reader)
@@ -535,6 +548,17 @@ async def test_httpx_transport_streams_chunks() -> None:
     finally:
         await response.aclose()
     assert chunks == parts
+
+
+async def test_httpx_decoding_error_is_a_decoding_error() -> None:
+    transport = HttpxTransport(
+        httpx.MockTransport(
+            lambda _: httpx.Response(200, headers={"Content-Encoding": "gzip"}, content=b"not gzip")
+        )
+    )
+    with pytest.raises(DecodingError) as caught:
+        await fetch(transport, req("https://apiserver.test/gzip"))
+    assert not caught.value.retryable
 
 
 async def test_httpx_transport_decodes_gzip_once() -> None:
