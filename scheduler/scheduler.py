@@ -31,7 +31,7 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs, wait_for_cache_sync
 from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
-from minikube_py.client.resourcetypes import NODES, PODS
+from minikube_py.client.resourcetypes import NAMESPACES, NODES, PODS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.metrics import REGISTRY
 from scheduler.backend.cache import Cache, Snapshot
@@ -133,6 +133,10 @@ class Scheduler:
         self._binding: set[asyncio.Task[None]] = set()
         self.pods = factory.informer(PODS, field_selector="status.phase!=Succeeded,status.phase!=Failed")
         self.nodes = factory.informer(NODES)
+        # namespaceSelector terms of pod (anti-)affinity match namespace labels
+        self.namespaces = factory.informer(NAMESPACES)
+        for fw in self.frameworks.values():
+            fw.handle.extras["namespace_labels"] = self._namespace_labels
         self.pods.add_event_handler(
             EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)
         )
@@ -146,6 +150,11 @@ class Scheduler:
         )
         pending = REGISTRY.gauge("scheduler_pending_pods", "Number of pending pods, by the queue type.")
         pending.set_func(lambda: len(self.queue.pending_pods()[0]), queue="all")
+
+    def _namespace_labels(self, namespace: str) -> Mapping[str, str]:
+        found = self.namespaces.indexer.get_by_key(namespace)
+        labels: Mapping[str, str] = ((found or {}).get("metadata") or {}).get("labels") or {}
+        return labels
 
     # -- informer handlers: keys and moves only --------------------------------------------
 
@@ -211,7 +220,9 @@ class Scheduler:
 
     async def run(self) -> None:
         """Schedule until cancelled (the informers must be running)."""
-        await wait_for_cache_sync(self.pods.has_synced, self.nodes.has_synced, clock=self.clock)
+        await wait_for_cache_sync(
+            self.pods.has_synced, self.nodes.has_synced, self.namespaces.has_synced, clock=self.clock
+        )
         log.info("caches are synced; scheduling")
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(self.queue.run())

@@ -3,8 +3,9 @@ incoming pod's and the anti-affinity of pods already placed; Score sums preferre
 weights (and existing pods' required affinity at ``hardPodAffinityWeight``) per topology.
 
 Args: ``hardPodAffinityWeight`` (default 1), ``ignorePreferredTermsOfExistingPods``.
-Namespace selectors see namespace labels only through ``handle.extras["namespace_labels"]``
-(``namespace -> labels``); without it every namespace has no labels."""
+Namespace selectors see namespace labels through ``handle.extras["namespace_labels"]``
+(``namespace -> labels``; the scheduler serves it from its namespace informer); without it
+every namespace has no labels."""
 
 from __future__ import annotations
 
@@ -33,7 +34,12 @@ class InterPodAffinity:
         weight = args.get("hardPodAffinityWeight")
         self.hard_weight = 1 if weight is None else int(weight)
         self.ignore_existing_preferred = bool(args.get("ignorePreferredTermsOfExistingPods"))
-        self.ns_lookup: NamespaceLabels | None = handle.extras.get("namespace_labels")
+
+    @property
+    def ns_lookup(self) -> NamespaceLabels | None:
+        """Read at each use: the scheduler provides it after building its frameworks."""
+        lookup: NamespaceLabels | None = self.handle.extras.get("namespace_labels")
+        return lookup
 
     def pre_filter(
         self, state: CycleState, pod: Object, nodes: list[NodeInfo]

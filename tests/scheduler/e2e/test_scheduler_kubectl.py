@@ -247,3 +247,42 @@ def test_a_high_priority_pod_preempts_a_lower_priority_one(cluster: Cluster) -> 
         assert len(on_n4) == 2 and "high" in on_n4  # the replacement low pod waits: no room left
     finally:
         ok(cluster, "delete", "node", "n4")
+
+
+def test_pod_affinity_namespace_selector_sees_namespace_labels(cluster: Cluster) -> None:
+    """A term's namespaceSelector matches the labels of the other pod's namespace (the
+    scheduler's namespace informer): the follower joins the db on its node, and a selector no
+    namespace matches leaves a pod Pending with upstream's reason."""
+    team = namespace(cluster, "team-a")
+    ok(cluster, "label", "namespace", team, "team=a")
+    run_pod(cluster, team, "db", nodeSelector={"kubernetes.io/hostname": "n2"})
+    ns = namespace(cluster, "affinity-ns")
+
+    def affinity(selected_team: str) -> dict[str, Any]:
+        term = {
+            "labelSelector": {"matchLabels": {"run": "db"}},
+            "namespaceSelector": {"matchLabels": {"team": selected_team}},
+            "topologyKey": "kubernetes.io/hostname",
+        }
+        return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+    ok(cluster, "-n", team, "label", "pod", "db", "run=db")
+    run_pod(cluster, ns, "follower", affinity=affinity("a"))
+    run_pod(cluster, ns, "stray", affinity=affinity("b"))
+    follower = eventually(
+        lambda: get(cluster, "-n", ns, "pod", "follower")["spec"].get("nodeName"), "the follower bound"
+    )
+    assert follower == "n2"
+    condition = eventually(
+        lambda: next(
+            (
+                c
+                for c in get(cluster, "-n", ns, "pod", "stray")["status"].get("conditions", [])
+                if c["type"] == "PodScheduled" and c["status"] == "False"
+            ),
+            None,
+        ),
+        "the stray pod reported unschedulable",
+    )
+    assert "didn't match pod affinity rules" in condition["message"]
+    assert not get(cluster, "-n", ns, "pod", "stray")["spec"].get("nodeName")
