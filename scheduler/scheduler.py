@@ -295,9 +295,9 @@ class Scheduler:
             explanation.message = NO_NODES_AVAILABLE
             return None
         # nominated pods of at least this pod's priority hold their room (upstream addNominatedPods)
-        filtered = self.nominator.with_nominated_pods(pod, nodes)
+        nominated = self.nominator.pods_to_count(pod)
         fit = find_nodes_that_fit_pod(
-            fw, state, pod, filtered, self.next_start_node_index, self._percentage(fw)
+            fw, state, pod, nodes, self.next_start_node_index, self._percentage(fw), nominated
         )
         self.next_start_node_index = fit.next_start_index
         explanation.statuses = fit.diagnosis.statuses
@@ -314,9 +314,6 @@ class Scheduler:
             explanation.message = fit.diagnosis.message(len(nodes), post_message)
             return None
         feasible = fit.feasible
-        if filtered is not nodes:  # score the nodes as they are
-            by_name = {node.name: node for node in nodes}
-            feasible = [by_name[node.name] for node in feasible]
         if len(feasible) == 1:
             explanation.selected = feasible[0].name
             return explanation.selected

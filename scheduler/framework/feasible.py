@@ -10,13 +10,13 @@ cycle starts where the previous one stopped, so every node gets its turn.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.runtime import Framework, filter_failure
 from scheduler.framework.status import Code, Status
-from scheduler.framework.types import NodeInfo, Object
+from scheduler.framework.types import NodeInfo, Object, PodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -47,11 +47,13 @@ def find_nodes_that_fit(
     nodes: Sequence[NodeInfo],
     start_index: int,
     percentage: int | None,
+    nominated: Mapping[str, list[PodInfo]] | None = None,
 ) -> tuple[list[NodeInfo], dict[str, Status], int]:
     """Run the Filter plugins over ``nodes`` from ``start_index`` (round robin) until enough
     fit. Returns the feasible nodes, the status of every node that did not fit (with its
     plugin), and the start index for the next cycle. A plugin Error raises SchedulingError.
-    Without Score plugins one feasible node is enough."""
+    Without Score plugins one feasible node is enough. ``nominated`` (node -> pods nominated
+    there that this pod must leave room for): see ``filter_with_nominated_pods``."""
     count = len(nodes)
     if count == 0:
         return [], {}, 0
@@ -65,6 +67,18 @@ def find_nodes_that_fit(
     statuses: dict[str, Status] = {}
     ordered = list(nodes[start_index:]) + list(nodes[:start_index]) if start_index else nodes
     for node in ordered:
+        extra = nominated.get(node.name) if nominated else None
+        if extra:
+            status = filter_with_nominated_pods(fw, state, pod, node, extra)
+            if status.code:
+                if status.code == Code.ERROR:
+                    raise SchedulingError(status)
+                statuses[node.name] = status
+                continue
+            feasible.append(node)
+            if len(feasible) >= wanted:
+                break
+            continue
         for name, fn in filters:
             status = fn(state, pod, node)
             if status.code:
@@ -78,6 +92,26 @@ def find_nodes_that_fit(
             if len(feasible) >= wanted:
                 break
     return feasible, statuses, (start_index + len(feasible) + len(statuses)) % count
+
+
+def filter_with_nominated_pods(
+    fw: Framework, state: CycleState, pod: Object, node: NodeInfo, nominated: Sequence[PodInfo]
+) -> Status:
+    """Upstream ``RunFilterPluginsWithNominatedPods``: the pods nominated to ``node`` (of at
+    least this pod's priority, other than it) hold their room, so the filters run first on
+    copies of the node and of the cycle state with them added (PreFilter extensions told:
+    PodTopologySpread and InterPodAffinity count them), then, when that passes, on the node as
+    it is (a pod that needs one of them, e.g. by affinity, must not count on it)."""
+    with_them, added = node.clone(), state.clone()
+    for info in nominated:
+        with_them.add_pod(info)
+        status = fw.run_pre_filter_extension_add_pod(added, pod, info, with_them)
+        if not status.is_success():
+            return status
+    status = fw.run_filter_plugins(added, pod, with_them)
+    if status.code:
+        return status
+    return fw.run_filter_plugins(state, pod, node)
 
 
 @dataclass
@@ -122,6 +156,7 @@ def find_nodes_that_fit_pod(
     nodes: Sequence[NodeInfo],
     start_index: int,
     percentage: int | None,
+    nominated: Mapping[str, list[PodInfo]] | None = None,
 ) -> FitResult:
     """Upstream ``findNodesThatFitPod``: PreFilter (a rejection gives every node its status),
     the pod's nominated node first when it has one, PreFilterResult narrowing (the other nodes
@@ -138,11 +173,17 @@ def find_nodes_that_fit_pod(
         diagnosis.unschedulable_plugins |= narrowing
         return FitResult([], diagnosis, start_index)
     diagnosis.unschedulable_plugins |= narrowing
-    nominated = ((pod.get("status") or {}).get("nominatedNodeName")) or ""
-    if nominated:
-        node = next((n for n in nodes if n.name == nominated), None)
-        if node is not None and fw.run_filter_plugins(state, pod, node).code == Code.SUCCESS:
-            return FitResult([node], diagnosis, start_index)
+    own_nomination = ((pod.get("status") or {}).get("nominatedNodeName")) or ""
+    if own_nomination:
+        node = next((n for n in nodes if n.name == own_nomination), None)
+        extra = nominated.get(own_nomination) if nominated else None
+        if node is not None:
+            if extra:
+                status = filter_with_nominated_pods(fw, state, pod, node, extra)
+            else:
+                status = fw.run_filter_plugins(state, pod, node)
+            if status.code == Code.SUCCESS:
+                return FitResult([node], diagnosis, start_index)
     candidates: Sequence[NodeInfo] = nodes
     if result is not None and result.node_names is not None:
         candidates = [node for node in nodes if node.name in result.node_names]
@@ -150,7 +191,9 @@ def find_nodes_that_fit_pod(
         for node in nodes:
             if node.name not in result.node_names:
                 diagnosis.statuses[node.name] = absent
-    feasible, statuses, next_index = find_nodes_that_fit(fw, state, pod, candidates, start_index, percentage)
+    feasible, statuses, next_index = find_nodes_that_fit(
+        fw, state, pod, candidates, start_index, percentage, nominated
+    )
     for name, node_status in statuses.items():
         diagnosis.add(name, node_status)
     if nodes and candidates is not nodes:

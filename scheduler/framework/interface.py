@@ -11,6 +11,7 @@ Bind, PostBind) are coroutines.
 | PreEnqueue | ``pre_enqueue(pod)`` | Status (not Success: the pod waits, unscheduled) |
 | QueueSort | ``less(a: QueuedPodInfo, b: QueuedPodInfo)`` | bool |
 | PreFilter | ``pre_filter(state, pod, nodes)`` | (PreFilterResult or None, Status) |
+| PreFilterExtensions | ``pre_filter_extensions()`` | None, or what has ``add_pod``/``remove_pod`` |
 | Filter | ``filter(state, pod, node_info)`` | Status |
 | PostFilter | ``async post_filter(state, pod, statuses)`` | (PostFilterResult or None, Status) |
 | PreScore | ``pre_score(state, pod, nodes)`` | Status |
@@ -25,6 +26,8 @@ Bind, PostBind) are coroutines.
 | PostBind | ``post_bind(state, pod, node_name)`` | None |
 | EnqueueExtensions | ``events_to_register()`` | list[ClusterEvent] |
 
+``add_pod``/``remove_pod(state, pod, pod_info, node_info)`` update the PreFilter state when
+preemption removes a victim or a nominated pod is counted (PodTopologySpread, InterPodAffinity).
 The batched forms are optional and, when present, preferred by the runtime: they must give
 the same numbers as ``score``/``normalize_score`` (they save a call and a tuple per node).
 ``pod`` is the pod's JSON dict; ``nodes``/``node_info`` are ``NodeInfo``s of the cycle's

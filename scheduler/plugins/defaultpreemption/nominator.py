@@ -5,9 +5,7 @@ on their nodes, so it cannot take the room that was freed for them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from scheduler.framework.types import NodeInfo, Object, PodInfo, pod_key
+from scheduler.framework.types import Object, PodInfo, pod_key
 
 
 def pod_priority(pod: Object) -> int:
@@ -73,20 +71,4 @@ class Nominator:
         for other_uid, (node, info) in self._nominated.items():
             if other_uid != uid and pod_priority(info.pod) >= priority:
                 out.setdefault(node, []).append(info)
-        return out
-
-    def with_nominated_pods(self, pod: Object, nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
-        """``nodes`` where each node holding such nominated pods is a copy with them added
-        (upstream ``addNominatedPods``, for the resources, ports and other per-node checks)."""
-        counted = self.pods_to_count(pod)
-        if not counted:
-            return nodes
-        out: list[NodeInfo] = []
-        for node in nodes:
-            extra = counted.get(node.name)
-            if extra:
-                node = node.clone()
-                for info in extra:
-                    node.add_pod(info)
-            out.append(node)
         return out

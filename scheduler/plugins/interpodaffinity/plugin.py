@@ -74,6 +74,11 @@ class InterPodAffinity:
             return Status.unresolvable(reason)
         return Status.unschedulable(reason)
 
+    def pre_filter_extensions(self) -> InterPodAffinity:
+        """AddPod/RemovePod keep the PreFilter counts true when preemption removes victims or
+        nominated pods are counted (upstream's ``PreFilterExtensions``: the plugin itself)."""
+        return self
+
     def add_pod(self, state: CycleState, pod: Object, pod_info: PodInfo, node_info: NodeInfo) -> Status:
         """PreFilter extension (preemption): count ``pod_info`` as placed on the node."""
         pre: filtering.PreFilterState | None = state.get(_PRE_FILTER_KEY)

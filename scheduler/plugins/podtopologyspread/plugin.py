@@ -101,6 +101,11 @@ class PodTopologySpread:
             return Status.unresolvable(reason)
         return Status.unschedulable(reason)
 
+    def pre_filter_extensions(self) -> PodTopologySpread:
+        """AddPod/RemovePod keep the PreFilter counts true when preemption removes victims or
+        nominated pods are counted (upstream's ``PreFilterExtensions``: the plugin itself)."""
+        return self
+
     def add_pod(self, state: CycleState, pod: Object, pod_info: PodInfo, node_info: NodeInfo) -> Status:
         """PreFilter extension (preemption): count ``pod_info`` as placed on the node."""
         return self._update(state, pod, pod_info, node_info, 1)

@@ -306,3 +306,53 @@ def test_fit_error_message_appends_the_preemption_message() -> None:
         fit_error_message(1, statuses, "preemption: x")
         == "0/1 nodes are available: 1 Insufficient cpu. preemption: x"
     )
+
+
+def spread(max_skew: int = 1) -> list[Object]:
+    return [
+        {
+            "maxSkew": max_skew,
+            "topologyKey": "kubernetes.io/hostname",
+            "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "web"}},
+        }
+    ]
+
+
+def feasible_names(setup: Setup, pod: Object, nominator: Nominator) -> list[str]:
+    fit = find_nodes_that_fit_pod(
+        setup.fw, CycleState(), pod, setup.nodes, 0, None, nominator.pods_to_count(pod)
+    )
+    return sorted(node.name for node in fit.feasible)
+
+
+def test_pod_topology_spread_counts_pods_nominated_to_a_node() -> None:
+    """Upstream RunFilterPluginsWithNominatedPods: the PreFilter state is told of the nominated
+    pods (AddPod), so spreading sees them, not only the resource and port filters."""
+    nominator = Nominator()
+    nominator.nominate(make_pod("senior", labels={"app": "web"}, priority=1000), "n1")
+    setup = Setup((make_node("n1"), []), (make_node("n2"), []), nominator=nominator)
+    web = make_pod("web", labels={"app": "web"}, topology_spread=spread(), priority=100)
+    assert feasible_names(setup, web, nominator) == ["n2"]  # n1 would be 2 against 0
+    assert feasible_names(setup, web, Nominator()) == ["n1", "n2"]  # nothing nominated
+    junior = make_pod("junior", labels={"app": "web"}, topology_spread=spread(), priority=2000)
+    assert feasible_names(setup, junior, nominator) == ["n1", "n2"]  # lower priority: not counted
+
+
+def test_a_node_must_also_fit_without_the_nominated_pods() -> None:
+    """The second pass: a pod whose required affinity only a nominated pod satisfies does not
+    count on it (the nominated pod may never arrive)."""
+    nominator = Nominator()
+    nominator.nominate(make_pod("db", labels={"app": "db"}, priority=1000), "n1")
+    setup = Setup((make_node("n1"), []), (make_node("n2"), []), nominator=nominator)
+    term = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+    follower = make_pod(
+        "follower",
+        affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+        priority=100,
+    )
+    fit = find_nodes_that_fit_pod(
+        setup.fw, CycleState(), follower, setup.nodes, 0, None, nominator.pods_to_count(follower)
+    )
+    assert fit.feasible == []
+    assert "didn't match pod affinity rules" in fit.diagnosis.statuses["n1"].message()
