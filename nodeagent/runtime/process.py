@@ -17,27 +17,26 @@ failure (``MemoryError``, ``Cannot allocate memory``, ``out of memory``, ``bad_a
 SIGKILLed while nobody was stopping it (the kernel OOM killer). CPU limits are not enforced.
 
 Pod IPs come from ``PodIPAllocator`` (127.1.0.0/16): loopback, so processes bind them as is.
+
+This module is the CRI-shaped bookkeeping (sandboxes, containers, exec, stats); one container's
+process mechanics (init spec, spawn, watch, exit reason, stop) are ``ProcessContainer`` in
+``processcontainer``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
 import shutil
-import signal
-import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from nodeagent import logs
-from nodeagent.runtime import namespaces, procfs
-from nodeagent.runtime.containerio import ContainerIO
+from nodeagent.runtime import procfs
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
@@ -55,24 +54,11 @@ from nodeagent.runtime.interface import (
 )
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR, PodIPAllocator
+from nodeagent.runtime.processcontainer import ProcessContainer, validate_config
+
+__all__ = ["VERSION", "ProcessRuntime", "validate_config"]
 
 VERSION = "0.1.0"
-OOM_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
-
-
-@dataclass
-class _Container:
-    status: ContainerStatus
-    config: ContainerConfig
-    dir: str
-    process: asyncio.subprocess.Process | None = None
-    io: ContainerIO | None = None
-    stopping: bool = False
-    exited: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def namespaced(self) -> bool:
-        return bool(self.config.mounts)
 
 
 class ProcessRuntime:
@@ -93,7 +79,7 @@ class ProcessRuntime:
         self.ips = PodIPAllocator(pod_cidr)
         self._log_limits = (log_max_size, log_max_files)
         self._sandboxes: dict[str, PodSandboxStatus] = {}
-        self._containers: dict[str, _Container] = {}
+        self._containers: dict[str, ProcessContainer] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def version(self) -> str:
@@ -142,106 +128,28 @@ class ProcessRuntime:
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,
             time.time(), log_path=config.log_path, labels=dict(config.labels),
         )  # fmt: skip
-        self._containers[cid] = _Container(status, config, os.path.join(self.state_dir, "containers", cid))
+        self._containers[cid] = ProcessContainer(
+            status, config, os.path.join(self.state_dir, "containers", cid)
+        )
         return cid
 
     async def start_container(self, container_id: str) -> None:
         c = self._get(container_id)
         if c.status.state is not ContainerState.CREATED:
             raise StartContainerError(f"container {container_id} is {c.status.state.value}, not created")
-        spec = self._init_spec(c)
-        spec_r, spec_w = os.pipe()
-        status_r, status_w = os.pipe()
-        c.io = ContainerIO(c.config, None)
-        try:
-            c.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", namespaces.__file__, str(spec_r), str(status_w), **c.io.stdio(),
-                pass_fds=(spec_r, status_w), start_new_session=True,
-            )  # fmt: skip
-        finally:
-            os.close(spec_r)
-            os.close(status_w)
-            c.io.started(c.process)
-        message = await asyncio.to_thread(_exchange, spec_w, json.dumps(spec).encode(), status_r)
-        if message:
-            await c.process.wait()
-            c.status = replace(
-                c.status, state=ContainerState.EXITED, started_at=time.time(), finished_at=time.time(),
-                exit_code=128, reason="StartError", message=message,
-            )  # fmt: skip
-            c.io.finish(128)
-            c.exited.set()
-            raise StartContainerError(message)
-        c.status = replace(c.status, state=ContainerState.RUNNING, started_at=time.time())
-        self._spawn(self._watch(c))
-
-    def _init_spec(self, c: _Container) -> dict[str, object]:
-        rootfs, stage = os.path.join(c.dir, "rootfs"), os.path.join(c.dir, "stage")
-        if c.namespaced:
-            os.makedirs(rootfs, exist_ok=True)
-            os.makedirs(stage, exist_ok=True)
-        return {
-            "argv": list(c.config.command),
-            "env": list(dict(c.config.env).items()),
-            "working_dir": c.config.working_dir,
-            "mounts": [
-                {"host_path": m.host_path, "container_path": m.container_path, "read_only": m.read_only}
-                for m in c.config.mounts
-            ],
-            "rootfs": rootfs,
-            "stage": stage,
-            "userns": self.userns,
-            "memory_bytes": c.config.resources.memory_bytes,
-            "tty": c.config.tty,
-        }
+        await c.start(self.userns)
+        self._spawn(c.watch(self._log_limits))
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _watch(self, c: _Container) -> None:
-        """Copy output to the log until the first process exits, then record the exit."""
-        assert c.process is not None and c.io is not None
-        if c.config.log_path:
-            c.io.writer = logs.CRILogWriter(c.config.log_path, *self._log_limits)
-        readers = await c.io.pump(c.process)
-        returncode = await c.process.wait()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(c.process.pid, signal.SIGKILL)  # the rest of the group, as a PID namespace would
-        await asyncio.wait(readers, timeout=2.0)
-        for reader in readers:
-            reader.cancel()
-        exit_code = 128 - returncode if returncode < 0 else returncode
-        c.status = replace(
-            c.status, state=ContainerState.EXITED, finished_at=time.time(), exit_code=exit_code,
-            reason=self._exit_reason(c, returncode),
-        )  # fmt: skip
-        c.io.finish(exit_code)
-        c.exited.set()
-
-    @staticmethod
-    def _exit_reason(c: _Container, returncode: int) -> str:
-        if returncode == 0:
-            return "Completed"
-        if c.config.resources.memory_bytes and (
-            any(c.io is not None and marker in c.io.stderr_tail for marker in OOM_MARKERS)
-            or (returncode == -signal.SIGKILL and not c.stopping)
-        ):
-            return "OOMKilled"
-        return "Error"
-
     async def stop_container(self, container_id: str, timeout: float) -> None:
         c = self._containers.get(container_id)
         if c is None or c.process is None or c.status.state is not ContainerState.RUNNING:
             return
-        c.stopping = True
-        _signal_group(c.process.pid, signal.SIGTERM if timeout > 0 else signal.SIGKILL)
-        try:
-            await asyncio.wait_for(c.exited.wait(), timeout=max(timeout, 0.001))
-        except TimeoutError:
-            _signal_group(c.process.pid, signal.SIGKILL)
-            await c.exited.wait()
+        await c.stop(timeout)
 
     async def remove_container(self, container_id: str) -> None:
         if container_id not in self._containers:
@@ -256,7 +164,7 @@ class ProcessRuntime:
     async def container_status(self, container_id: str) -> ContainerStatus:
         return self._get(container_id).status
 
-    def _get(self, container_id: str) -> _Container:
+    def _get(self, container_id: str) -> ProcessContainer:
         c = self._containers.get(container_id)
         if c is None:
             raise NotFoundError(f"container {container_id} not found")
@@ -308,32 +216,3 @@ class ProcessRuntime:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.to_thread(shutil.rmtree, os.path.join(self.state_dir, "containers"), True)
-
-
-def validate_config(config: ContainerConfig) -> None:
-    """What ``create_container`` can reject before anything runs."""
-    if not config.command:
-        raise CreateContainerError(
-            f"container {config.name}: no command (image {config.image} has no default)"
-        )
-    for m in config.mounts:
-        if not os.path.isabs(m.container_path):
-            raise CreateContainerError(f"mount path {m.container_path!r} must be absolute")
-        if not os.path.exists(m.host_path):
-            raise CreateContainerError(f"mount source {m.host_path!r} for {m.container_path} does not exist")
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _exchange(spec_w: int, spec: bytes, status_r: int) -> str:
-    """Hand the spec to the init and read its verdict ("" once the exec succeeded)."""
-    try:
-        with os.fdopen(spec_w, "wb") as f:
-            f.write(spec)
-    except BrokenPipeError:
-        pass
-    with os.fdopen(status_r, "rb") as f:
-        return f.read().decode(errors="replace")

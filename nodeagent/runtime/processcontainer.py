@@ -1,0 +1,170 @@
+"""One container of the ``process`` runtime as a real OS process: ``ProcessContainer``.
+
+Owns the container-process mechanics that ``ProcessRuntime`` (``process.py``) drives:
+checking a ``ContainerConfig`` before anything runs (``validate_config``), building the spec
+for the container init (``namespaces.py``), spawning the init in a new session and handing it
+the spec over a pipe, watching the first process until it exits (output to the CRI log and to
+attached sessions through ``containerio``; the rest of the process group is then killed, as a
+PID namespace would), the exit reason (``Completed``, ``Error``, ``OOMKilled``; see the
+``process`` module for the memory-limit rules) and stopping by signalling the process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field, replace
+
+from nodeagent import logs
+from nodeagent.runtime import namespaces
+from nodeagent.runtime.containerio import ContainerIO
+from nodeagent.runtime.interface import (
+    ContainerConfig,
+    ContainerState,
+    ContainerStatus,
+    CreateContainerError,
+    StartContainerError,
+)
+
+OOM_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
+
+
+@dataclass
+class ProcessContainer:
+    """A container's status, config, scratch ``dir`` and, once started, its first process."""
+
+    status: ContainerStatus
+    config: ContainerConfig
+    dir: str
+    process: asyncio.subprocess.Process | None = None
+    io: ContainerIO | None = None
+    stopping: bool = False
+    exited: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def namespaced(self) -> bool:
+        return bool(self.config.mounts)
+
+    def init_spec(self, userns: bool) -> dict[str, object]:
+        """The spec the container init reads (creating the new root's directories if namespaced)."""
+        rootfs, stage = os.path.join(self.dir, "rootfs"), os.path.join(self.dir, "stage")
+        if self.namespaced:
+            os.makedirs(rootfs, exist_ok=True)
+            os.makedirs(stage, exist_ok=True)
+        return {
+            "argv": list(self.config.command),
+            "env": list(dict(self.config.env).items()),
+            "working_dir": self.config.working_dir,
+            "mounts": [
+                {"host_path": m.host_path, "container_path": m.container_path, "read_only": m.read_only}
+                for m in self.config.mounts
+            ],
+            "rootfs": rootfs,
+            "stage": stage,
+            "userns": userns,
+            "memory_bytes": self.config.resources.memory_bytes,
+            "tty": self.config.tty,
+        }
+
+    async def start(self, userns: bool) -> None:
+        """Spawn the init and hand it the spec: RUNNING once it exec'd, else EXITED (``StartError``)."""
+        spec = self.init_spec(userns)
+        spec_r, spec_w = os.pipe()
+        status_r, status_w = os.pipe()
+        self.io = ContainerIO(self.config, None)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-I", namespaces.__file__, str(spec_r), str(status_w), **self.io.stdio(),
+                pass_fds=(spec_r, status_w), start_new_session=True,
+            )  # fmt: skip
+        finally:
+            os.close(spec_r)
+            os.close(status_w)
+            self.io.started(self.process)
+        message = await asyncio.to_thread(_exchange, spec_w, json.dumps(spec).encode(), status_r)
+        if message:
+            await self.process.wait()
+            self.status = replace(
+                self.status, state=ContainerState.EXITED, started_at=time.time(), finished_at=time.time(),
+                exit_code=128, reason="StartError", message=message,
+            )  # fmt: skip
+            self.io.finish(128)
+            self.exited.set()
+            raise StartContainerError(message)
+        self.status = replace(self.status, state=ContainerState.RUNNING, started_at=time.time())
+
+    async def watch(self, log_limits: tuple[int, int]) -> None:
+        """Copy output to the log until the first process exits, then record the exit."""
+        assert self.process is not None and self.io is not None
+        if self.config.log_path:
+            self.io.writer = logs.CRILogWriter(self.config.log_path, *log_limits)
+        readers = await self.io.pump(self.process)
+        returncode = await self.process.wait()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)  # the rest of the group, as a PID namespace would
+        await asyncio.wait(readers, timeout=2.0)
+        for reader in readers:
+            reader.cancel()
+        exit_code = 128 - returncode if returncode < 0 else returncode
+        self.status = replace(
+            self.status, state=ContainerState.EXITED, finished_at=time.time(), exit_code=exit_code,
+            reason=self.exit_reason(returncode),
+        )  # fmt: skip
+        self.io.finish(exit_code)
+        self.exited.set()
+
+    def exit_reason(self, returncode: int) -> str:
+        """``Completed``, ``OOMKilled`` (a memory limit and OOM output or an unasked SIGKILL), ``Error``."""
+        if returncode == 0:
+            return "Completed"
+        if self.config.resources.memory_bytes and (
+            any(self.io is not None and marker in self.io.stderr_tail for marker in OOM_MARKERS)
+            or (returncode == -signal.SIGKILL and not self.stopping)
+        ):
+            return "OOMKilled"
+        return "Error"
+
+    async def stop(self, timeout: float) -> None:
+        """SIGTERM the process group (SIGKILL if ``timeout`` is 0 or passes) and wait for the exit."""
+        assert self.process is not None
+        self.stopping = True
+        _signal_group(self.process.pid, signal.SIGTERM if timeout > 0 else signal.SIGKILL)
+        try:
+            await asyncio.wait_for(self.exited.wait(), timeout=max(timeout, 0.001))
+        except TimeoutError:
+            _signal_group(self.process.pid, signal.SIGKILL)
+            await self.exited.wait()
+
+
+def validate_config(config: ContainerConfig) -> None:
+    """What ``create_container`` can reject before anything runs."""
+    if not config.command:
+        raise CreateContainerError(
+            f"container {config.name}: no command (image {config.image} has no default)"
+        )
+    for m in config.mounts:
+        if not os.path.isabs(m.container_path):
+            raise CreateContainerError(f"mount path {m.container_path!r} must be absolute")
+        if not os.path.exists(m.host_path):
+            raise CreateContainerError(f"mount source {m.host_path!r} for {m.container_path} does not exist")
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _exchange(spec_w: int, spec: bytes, status_r: int) -> str:
+    """Hand the spec to the init and read its verdict ("" once the exec succeeded)."""
+    try:
+        with os.fdopen(spec_w, "wb") as f:
+            f.write(spec)
+    except BrokenPipeError:
+        pass
+    with os.fdopen(status_r, "rb") as f:
+        return f.read().decode(errors="replace")
