@@ -20,9 +20,11 @@ from apiserver.audit.policy import (
 )
 from apiserver.authn.user import AUTHENTICATED, UserInfo
 from apiserver.endpoints.requestinfo import request_info
+from minikube_py.identities import FAKE_NODES_USER
 
 ALICE = UserInfo("alice", ("devs", AUTHENTICATED))
 NODE = UserInfo("system:node:n1", ("system:nodes", AUTHENTICATED))
+FAKE_NODES = UserInfo(FAKE_NODES_USER, ("system:masters", AUTHENTICATED))
 
 
 def attrs(method: str, path: str, user: UserInfo | None = ALICE, **query: str) -> Attributes:
@@ -151,6 +153,8 @@ LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1"
         (attrs("PUT", LEASE, user=NODE), NONE),
         (attrs("GET", LEASE, user=NODE), NONE),
         (attrs("PUT", LEASE), METADATA),  # not a node
+        (attrs("PUT", LEASE, user=FAKE_NODES), NONE),  # simulated nodes renew like nodes
+        (attrs("DELETE", LEASE, user=FAKE_NODES), METADATA),
         (attrs("DELETE", LEASE, user=NODE), METADATA),  # not a renewal
         (attrs("GET", "/api/v1/namespaces/kube-system/secrets/s"), METADATA),
         (attrs("GET", "/openapi/v2"), METADATA),
