@@ -51,10 +51,10 @@ from nodeagent.runtime.interface import (
     PodSandboxConfig,
     PodSandboxStatus,
     RuntimeError_,
-    SandboxState,
     StartContainerError,
 )
-from nodeagent.runtime.podip import DEFAULT_POD_CIDR, PodIPAllocator
+from nodeagent.runtime.podip import DEFAULT_POD_CIDR
+from nodeagent.runtime.sandboxes import Sandboxes
 
 VERSION = "0.1.0"
 ATTACH_POLL = 0.05  # how often (clock seconds) an attach session looks for the container's exit
@@ -133,47 +133,39 @@ class FakeRuntime:
         self.scripted_logs_only = scripted_logs_only
         self.start_delay, self.start_jitter = start_delay, start_jitter
         self.cpu_millis, self.memory_bytes = cpu_millis, memory_bytes
-        self.ips = PodIPAllocator(pod_cidr)
+        self._sandboxes = Sandboxes(pod_cidr)
         self._random = random.Random(seed)
-        self._sandboxes: dict[str, PodSandboxStatus] = {}
         self._containers: dict[str, _Container] = {}
 
     async def version(self) -> str:
         return f"{self.name}://{VERSION}"
 
     async def run_pod_sandbox(self, config: PodSandboxConfig) -> str:
-        sandbox_id = uuid.uuid4().hex
-        self._sandboxes[sandbox_id] = PodSandboxStatus(
-            sandbox_id, config.uid, config.name, config.namespace, config.attempt,
-            SandboxState.READY, self.ips.allocate(), self.clock.now(),
-        )  # fmt: skip
-        return sandbox_id
+        return self._sandboxes.run(config, self.clock.now())
 
     async def stop_pod_sandbox(self, sandbox_id: str) -> None:
-        sandbox = self._sandboxes.get(sandbox_id)
-        if sandbox is None:
+        if self._sandboxes.get(sandbox_id) is None:
             return
-        for c in list(self._containers.values()):
-            if c.status.sandbox_id == sandbox_id:
-                await self.stop_container(c.status.id, 0)
-        self.ips.release(sandbox.ip)
-        self._sandboxes[sandbox_id] = replace(sandbox, state=SandboxState.NOTREADY, ip="")
+        for cid in self._in_sandbox(sandbox_id):
+            await self.stop_container(cid, 0)
+        self._sandboxes.stopped(sandbox_id)
 
     async def remove_pod_sandbox(self, sandbox_id: str) -> None:
-        if sandbox_id not in self._sandboxes:
+        if self._sandboxes.get(sandbox_id) is None:
             return
         await self.stop_pod_sandbox(sandbox_id)
-        for cid in [cid for cid, c in self._containers.items() if c.status.sandbox_id == sandbox_id]:
+        for cid in self._in_sandbox(sandbox_id):
             del self._containers[cid]
-        del self._sandboxes[sandbox_id]
+        self._sandboxes.removed(sandbox_id)
 
     async def list_pod_sandboxes(self) -> list[PodSandboxStatus]:
-        return list(self._sandboxes.values())
+        return self._sandboxes.list()
+
+    def _in_sandbox(self, sandbox_id: str) -> list[str]:
+        return [cid for cid, c in self._containers.items() if c.status.sandbox_id == sandbox_id]
 
     async def create_container(self, sandbox_id: str, config: ContainerConfig) -> str:
-        sandbox = self._sandboxes.get(sandbox_id)
-        if sandbox is None or sandbox.state is not SandboxState.READY:
-            raise CreateContainerError(f"sandbox {sandbox_id} is not ready")
+        self._sandboxes.ready(sandbox_id)
         for m in config.mounts:
             if not m.container_path.startswith("/"):
                 raise CreateContainerError(f"mount path {m.container_path!r} must be absolute")
@@ -314,7 +306,7 @@ class FakeRuntime:
         return stats
 
     async def close(self) -> None:
-        for sandbox_id in list(self._sandboxes):
+        for sandbox_id in self._sandboxes.ids():
             await self.stop_pod_sandbox(sandbox_id)
         for cid in list(self._containers):
             await self.stop_container(cid, 0)

@@ -32,7 +32,6 @@ import tempfile
 import time
 import uuid
 from collections.abc import Coroutine, Sequence
-from dataclasses import replace
 from typing import Any
 
 from nodeagent import logs
@@ -42,19 +41,18 @@ from nodeagent.runtime.interface import (
     ContainerState,
     ContainerStats,
     ContainerStatus,
-    CreateContainerError,
     ExecProcess,
     ExecResult,
     NotFoundError,
     PodSandboxConfig,
     PodSandboxStatus,
     RuntimeError_,
-    SandboxState,
     StartContainerError,
 )
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
-from nodeagent.runtime.podip import DEFAULT_POD_CIDR, PodIPAllocator
+from nodeagent.runtime.podip import DEFAULT_POD_CIDR
 from nodeagent.runtime.processcontainer import ProcessContainer, validate_config
+from nodeagent.runtime.sandboxes import Sandboxes
 
 __all__ = ["VERSION", "ProcessRuntime", "validate_config"]
 
@@ -76,9 +74,8 @@ class ProcessRuntime:
     ) -> None:
         self.state_dir = state_dir or tempfile.mkdtemp(prefix="nodeagent-process-")
         self.userns = os.geteuid() != 0 if userns is None else userns
-        self.ips = PodIPAllocator(pod_cidr)
+        self._sandboxes = Sandboxes(pod_cidr)
         self._log_limits = (log_max_size, log_max_files)
-        self._sandboxes: dict[str, PodSandboxStatus] = {}
         self._containers: dict[str, ProcessContainer] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -88,40 +85,32 @@ class ProcessRuntime:
     # sandboxes
 
     async def run_pod_sandbox(self, config: PodSandboxConfig) -> str:
-        sandbox_id = uuid.uuid4().hex
-        self._sandboxes[sandbox_id] = PodSandboxStatus(
-            sandbox_id, config.uid, config.name, config.namespace, config.attempt,
-            SandboxState.READY, self.ips.allocate(), time.time(),
-        )  # fmt: skip
-        return sandbox_id
+        return self._sandboxes.run(config, time.time())
 
     async def stop_pod_sandbox(self, sandbox_id: str) -> None:
-        sandbox = self._sandboxes.get(sandbox_id)
-        if sandbox is None:
+        if self._sandboxes.get(sandbox_id) is None:
             return
-        ids = [cid for cid, c in self._containers.items() if c.status.sandbox_id == sandbox_id]
-        await asyncio.gather(*(self.stop_container(cid, 0) for cid in ids))
-        self.ips.release(sandbox.ip)
-        self._sandboxes[sandbox_id] = replace(sandbox, state=SandboxState.NOTREADY, ip="")
+        await asyncio.gather(*(self.stop_container(cid, 0) for cid in self._in_sandbox(sandbox_id)))
+        self._sandboxes.stopped(sandbox_id)
 
     async def remove_pod_sandbox(self, sandbox_id: str) -> None:
-        if sandbox_id not in self._sandboxes:
+        if self._sandboxes.get(sandbox_id) is None:
             return
         await self.stop_pod_sandbox(sandbox_id)
-        ids = [cid for cid, c in self._containers.items() if c.status.sandbox_id == sandbox_id]
-        for cid in ids:
+        for cid in self._in_sandbox(sandbox_id):
             await self.remove_container(cid)
-        del self._sandboxes[sandbox_id]
+        self._sandboxes.removed(sandbox_id)
 
     async def list_pod_sandboxes(self) -> list[PodSandboxStatus]:
-        return list(self._sandboxes.values())
+        return self._sandboxes.list()
+
+    def _in_sandbox(self, sandbox_id: str) -> list[str]:
+        return [cid for cid, c in self._containers.items() if c.status.sandbox_id == sandbox_id]
 
     # containers
 
     async def create_container(self, sandbox_id: str, config: ContainerConfig) -> str:
-        sandbox = self._sandboxes.get(sandbox_id)
-        if sandbox is None or sandbox.state is not SandboxState.READY:
-            raise CreateContainerError(f"sandbox {sandbox_id} is not ready")
+        self._sandboxes.ready(sandbox_id)
         validate_config(config)
         cid = uuid.uuid4().hex
         status = ContainerStatus(
@@ -210,7 +199,7 @@ class ProcessRuntime:
         ]
 
     async def close(self) -> None:
-        await asyncio.gather(*(self.stop_pod_sandbox(sid) for sid in list(self._sandboxes)))
+        await asyncio.gather(*(self.stop_pod_sandbox(sid) for sid in self._sandboxes.ids()))
         await asyncio.gather(*(self.stop_container(cid, 0) for cid in list(self._containers)))
         for task in list(self._tasks):
             task.cancel()
