@@ -26,10 +26,13 @@ Behaviour is scripted per container through its env (later entries win):
 =========================  ===================================================================
 
 ``attach`` replays the container's log lines, then waits for it to exit (input is discarded).
+``port_forward`` always fails (the forward's error stream says ``simulated pods have no
+network``): nothing listens, and the simulated pod IPs are never dialled.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 from collections.abc import Mapping, Sequence
@@ -50,7 +53,9 @@ from nodeagent.runtime.interface import (
     NotFoundError,
     PodSandboxConfig,
     PodSandboxStatus,
+    PortForwardError,
     RuntimeError_,
+    SandboxState,
     StartContainerError,
 )
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
@@ -293,6 +298,18 @@ class FakeRuntime:
         while self._refresh(c).state is not ContainerState.EXITED:
             await self.clock.sleep(ATTACH_POLL)
         return c.status.exit_code
+
+    async def port_forward(
+        self, sandbox_id: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """Always refused: nothing runs, and the simulated pod IPs are not this host's (dialling
+        one would reach whatever the network routes it to)."""
+        sandbox = self._sandboxes.get(sandbox_id)
+        if sandbox is None or sandbox.state is not SandboxState.READY:
+            raise PortForwardError(f"sandbox {sandbox_id} is not ready")
+        raise PortForwardError(
+            f"failed to connect to {sandbox.ip}:{port} inside the pod: simulated pods have no network"
+        )
 
     async def container_stats(self) -> list[ContainerStats]:
         now = self.clock.now()

@@ -53,6 +53,7 @@ Guarantees every implementation keeps:
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -212,6 +213,10 @@ class NotFoundError(RuntimeError_):
     reason = "NotFound"
 
 
+class PortForwardError(RuntimeError_):
+    """A port of a sandbox could not be reached; the message is the runtime's reason."""
+
+
 class ContainerRuntime(Protocol):
     """See the module docstring for the guarantees."""
 
@@ -264,6 +269,12 @@ class ContainerRuntime(Protocol):
     async def attach(self, container_id: str, *, stdin: bool) -> ExecProcess:
         """Attach to the running container's streams (its terminal if created with ``tty``);
         ``stdin``: forward input. See the module docstring; ``kill`` detaches."""
+        ...
+
+    async def port_forward(
+        self, sandbox_id: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to ``port`` in the ready sandbox; raises ``PortForwardError``."""
         ...
 
     async def container_stats(self) -> list[ContainerStats]:

@@ -46,11 +46,14 @@ from nodeagent.runtime.interface import (
     NotFoundError,
     PodSandboxConfig,
     PodSandboxStatus,
+    PortForwardError,
     RuntimeError_,
+    SandboxState,
     StartContainerError,
 )
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
+from nodeagent.runtime.portdial import dial_pod
 from nodeagent.runtime.processcontainer import ProcessContainer, validate_config
 from nodeagent.runtime.sandboxes import Sandboxes
 
@@ -184,6 +187,14 @@ class ProcessRuntime:
         if c.process is None or c.status.state is not ContainerState.RUNNING:
             raise RuntimeError_(f"container {container_id} is not running")
         return ExecTarget(c.process.pid, c.config, self.userns)
+
+    async def port_forward(
+        self, sandbox_id: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        sandbox = self._sandboxes.get(sandbox_id)
+        if sandbox is None or sandbox.state is not SandboxState.READY or not sandbox.ip:
+            raise PortForwardError(f"sandbox {sandbox_id} is not ready")
+        return await dial_pod(sandbox.ip, port)
 
     async def container_stats(self) -> list[ContainerStats]:
         running = {

@@ -7,14 +7,19 @@ it also ends when the client hangs up (detaches), the container running on.
 Negotiation, as kubectl offers it:
 
 * ``Upgrade: websocket``: exec takes ``v5.channel.k8s.io`` (or ``v4.channel.k8s.io``) from
-  ``Sec-WebSocket-Protocol``; port forwarding takes ``SPDY/3.1+portforward.k8s.io`` and runs SPDY
-  inside binary messages.
+  ``Sec-WebSocket-Protocol``; port forwarding runs SPDY inside binary messages when
+  ``SPDY/3.1+portforward.k8s.io`` is offered (kubectl 1.31+; upstream's apiserver translates
+  this one, here the node agent does), else the kubelet's channel protocols
+  (``v4.channel.k8s.io``, ``v4.base64.channel.k8s.io`` or none; ``channelforward``) with the
+  ports from the ``port`` query parameter.
 * ``Upgrade: SPDY/3.1``: exec answers ``X-Stream-Protocol-Version: v4.channel.k8s.io`` when the
   client offers v4 (or v5, which includes it); port forwarding ``portforward.k8s.io``.
   Attach negotiates as exec does.
 
-Refusals are plain text as upstream's: 400 for a missing stream or an unsupported upgrade, 403
-when no protocol matches, 404 for an unknown pod or a container that does not run.
+Refusals are plain text as upstream's: 400 for a missing stream, missing or bad WebSocket
+ports or an unsupported upgrade, 403 when no protocol matches, 404 for an unknown pod or a
+container that does not run, 500 ``pod not found ("web_default")`` for a port forward to a pod
+without a ready sandbox.
 """
 
 from __future__ import annotations
@@ -28,11 +33,19 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
 
 from minikube_py.hijack import HIJACK, RawConnection, can_hijack
+from nodeagent.node.streams.channelforward import (
+    PORT_PARAMETER,
+    ChannelCodec,
+    negotiate,
+    parse_ports,
+    refusal,
+    serve_channel_port_forward,
+)
 from nodeagent.node.streams.channels import SpdyChannels, WebSocketChannels
-from nodeagent.node.streams.portforward import serve_port_forward
+from nodeagent.node.streams.portforward import PodPorts, serve_port_forward
 from nodeagent.node.streams.remotecommand import Channels, StreamOptions, internal_error, run_remote_command
 from nodeagent.node.streams.spdy import SpdySession
-from nodeagent.node.streams.target import StreamLookup, StreamTarget, sandbox_ip
+from nodeagent.node.streams.target import StreamLookup, ready_sandbox
 from nodeagent.node.streams.websocket import MessageStream, WebSocket, handshake_response, offered_protocols
 from nodeagent.runtime.interface import ExecProcess, RuntimeError_
 
@@ -92,10 +105,27 @@ def stream_routes(lookup: StreamLookup) -> dict[str, Callable[[Request], Awaitab
         return await remote_command(request, attach=True)
 
     async def port_forward(request: Request) -> Response:
+        """Upstream's order: the WebSocket ports (400), the pod (404), its sandbox (500), then
+        the protocol (403)."""
+        upgrade = _upgrade(request)
+        offered = offered_protocols(request.headers.getlist("sec-websocket-protocol"))
+        channels = upgrade == "websocket" and PORT_FORWARD_WEBSOCKET not in offered
+        ports: list[int] = []
+        if channels:
+            try:
+                ports = parse_ports(request.query_params.getlist(PORT_PARAMETER))
+            except ValueError as err:
+                return PlainTextResponse(str(err), 400)
         target = lookup(request.path_params["namespace"], request.path_params["pod"])
         if target is None:
             return PlainTextResponse("pod does not exist", 404)
-        return _negotiate_port_forward(request, target)
+        sandbox_id = await ready_sandbox(target)
+        if sandbox_id is None:
+            return PlainTextResponse(f'pod not found ("{target.full_name}")', 500)
+        pod = PodPorts(target.runtime, sandbox_id)
+        if channels:
+            return _channel_port_forward(request, offered, ports, pod)
+        return _negotiate_port_forward(request, pod)
 
     return {
         "/exec/{namespace}/{pod}/{container}": exec_,
@@ -175,19 +205,32 @@ def _negotiate_exec(
     return PlainTextResponse("Upgrade request required", 400)
 
 
-def _negotiate_port_forward(request: Request, target: StreamTarget) -> Response:
+def _channel_port_forward(request: Request, offered: list[str], ports: list[int], pod: PodPorts) -> Response:
+    """The WebSocket channel protocols (``channelforward``)."""
+    protocol = negotiate(offered)
+    if protocol is None:
+        return PlainTextResponse(refusal(offered), 403)
+    key = request.headers.get("sec-websocket-key", "")
+
+    async def websocket_session(connection: RawConnection) -> None:
+        await connection.write(handshake_response(key, protocol))
+        codec = ChannelCodec.for_protocol(protocol)
+        await serve_channel_port_forward(WebSocket(connection), codec, ports, pod)
+
+    return HijackResponse(websocket_session)
+
+
+def _negotiate_port_forward(request: Request, pod: PodPorts) -> Response:
+    """SPDY, raw or tunnelled in WebSocket (``portforward``)."""
+
     async def forward(session: SpdySession) -> None:
-        ip = await sandbox_ip(target)
         async with asyncio.TaskGroup() as tasks:
             serving = tasks.create_task(session.serve())
-            await serve_port_forward(session, ip, target.uid)
+            await serve_port_forward(session, pod)
             serving.cancel()
 
     upgrade = _upgrade(request)
     if upgrade == "websocket":
-        offered = offered_protocols(request.headers.getlist("sec-websocket-protocol"))
-        if PORT_FORWARD_WEBSOCKET not in offered:
-            return _no_protocol(offered, (PORT_FORWARD_WEBSOCKET,))
         key = request.headers.get("sec-websocket-key", "")
 
         async def websocket_session(connection: RawConnection) -> None:

@@ -16,7 +16,7 @@ class StreamTarget:
     uid: str
     runtime: ContainerRuntime  # the runtime of the pod's node
     container_statuses: Sequence[dict[str, Any]]  # v1 ContainerStatus objects, init containers included
-    pod_ip: str = ""  # status.podIP, when the runtime no longer knows the sandbox
+    full_name: str = ""  # upstream's pod full name, <name>_<namespace>
 
     def running_container_id(self, name: str) -> str | None:
         """The runtime's id of container ``name`` if its status says it runs."""
@@ -30,12 +30,12 @@ class StreamTarget:
 StreamLookup = Callable[[str, str], StreamTarget | None]
 
 
-async def sandbox_ip(target: StreamTarget) -> str:
-    """The pod IP from the runtime's ready sandbox of the pod, else ``status.podIP``."""
+async def ready_sandbox(target: StreamTarget) -> str | None:
+    """The id of the runtime's ready sandbox of the pod (None: the pod does not run here)."""
     for sandbox in await target.runtime.list_pod_sandboxes():
-        if sandbox.uid == target.uid and sandbox.state is SandboxState.READY and sandbox.ip:
-            return sandbox.ip
-    return target.pod_ip
+        if sandbox.uid == target.uid and sandbox.state is SandboxState.READY:
+            return sandbox.id
+    return None
 
 
 def stream_lookup(
@@ -53,6 +53,7 @@ def stream_lookup(
             return None
         status = pod.get("status") or {}
         statuses = (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
-        return StreamTarget(pod["metadata"]["uid"], runtime, statuses, str(status.get("podIP") or ""))
+        meta = pod["metadata"]
+        return StreamTarget(meta["uid"], runtime, statuses, f"{name}_{namespace}")
 
     return lookup

@@ -1,0 +1,321 @@
+"""Port forwarding for clients other than kubectl, end to end inside ``up`` (``--nodes 1
+--fake-nodes 1``): the official Python client's ``kubernetes.stream.portforward`` (the shape of
+its own e2e test ``test_portforward_raw``) and a raw WebSocket client speaking the kubelet's
+channel protocols (``v4.channel.k8s.io``, ``v4.base64.channel.k8s.io``, none), through the
+apiserver's tunnel to the node agent, to a real TCP server in a pod. kubectl's SPDY paths are
+``test_streams_kubectl``'s."""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+import ssl
+import struct
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import websocket
+from kubernetes import client, config
+from kubernetes.stream import portforward
+
+from tests.cluster import Cluster, eventually, free_port, start_up
+from tests.nodeagent.e2e.test_agent_kubectl import container_state, run_pod
+
+pytestmark = pytest.mark.e2e
+
+ECHO, ECHO_TOO, NOTHING, GREETER = 1234, 1235, 1236, 1237
+GREETING = b"hello and goodbye"
+# Echoes on ECHO and ECHO_TOO; on GREETER writes GREETING and closes; nothing listens on NOTHING.
+SERVER = f"""
+import os, socket, threading
+def echo(conn):
+    with conn:
+        while data := conn.recv(65536):
+            conn.sendall(data)
+def greet(conn):
+    with conn:
+        conn.sendall({GREETING!r})
+def serve(port, handle):
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((os.environ["POD_IP"], port))
+    listener.listen()
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=handle, args=(conn,), daemon=True).start()
+threading.Thread(target=serve, args=({ECHO}, echo), daemon=True).start()
+threading.Thread(target=serve, args=({ECHO_TOO}, echo), daemon=True).start()
+serve({GREETER}, greet)
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    running = start_up(
+        tmp_path_factory.mktemp("portforward"), free_port(), flags=["--nodes", "1", "--fake-nodes", "1"]
+    )
+    running.wait_ready()
+    server = {
+        "name": "server",
+        "image": "python",
+        "command": [sys.executable, "-u", "-c", SERVER],
+        "readinessProbe": {"tcpSocket": {"port": GREETER}, "periodSeconds": 1},
+    }
+    run_pod(running, "echo", {"containers": [server]})
+    run_pod(running, "sim", {"containers": [{"name": "c", "image": "x"}]}, node="fake-1")
+    core = client.CoreV1Api(config.new_client_from_config(config_file=str(running.kubeconfig)))
+    eventually(lambda: ready(core, "echo"), "the echo server to be ready")
+    eventually(lambda: "running" in container_state(running, "sim"), "sim to run")
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+@pytest.fixture
+def core(cluster: Cluster) -> client.CoreV1Api:
+    return client.CoreV1Api(config.new_client_from_config(config_file=str(cluster.kubeconfig)))
+
+
+def ready(core: client.CoreV1Api, name: str) -> bool:
+    statuses = core.read_namespaced_pod(name, "default").status.container_statuses or []
+    return bool(statuses) and bool(statuses[0].ready)
+
+
+# the official Python client
+
+
+def receive_exactly(sock: Any, size: int, timeout: float = 10.0) -> bytes:
+    sock.settimeout(timeout)
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        assert chunk, f"unexpected close after {data!r}"
+        data += chunk
+    return data
+
+
+def test_the_python_clients_portforward_relays_each_port_and_reports_a_closed_one(
+    core: client.CoreV1Api,
+) -> None:
+    """``test_portforward_raw``'s shape: two echoing ports and one nothing listens on, twice."""
+    for attempt in range(2):
+        forward_three_ports(core, attempt)
+
+
+def forward_three_ports(core: client.CoreV1Api, attempt: int) -> None:
+    ports = f"{ECHO},{ECHO_TOO},{NOTHING}"
+    pf = portforward(core.connect_get_namespaced_pod_portforward, "echo", "default", ports=ports)
+    assert pf.connected
+    first, second = pf.socket(ECHO), pf.socket(ECHO_TOO)
+    for sock, port in ((first, ECHO), (second, ECHO_TOO)):
+        sent = f"test {attempt} port {port} forwarding".encode()
+        sock.sendall(sent)
+        assert receive_exactly(sock, len(sent)) == sent
+    error = eventually(lambda: pf.error(NOTHING), "the closed port's error")
+    assert f"error forwarding port {NOTHING} to pod " in error
+    assert "dial tcp4 127.1.0." in error and f":{NOTHING}: connect: connection refused" in error
+    for sock in (first, second):  # the same connections again
+        sent = b"another test using fileno " + str(sock.fileno()).encode()
+        sock.sendall(sent)
+        assert receive_exactly(sock, len(sent)) == sent
+        sock.close()
+    pf.socket(NOTHING).close()
+    eventually(lambda: not pf.connected, "the client to hang up once its ports are closed")
+    assert pf.error(ECHO) is None and pf.error(ECHO_TOO) is None
+
+
+def test_the_python_client_gets_the_fake_runtimes_refusal(core: client.CoreV1Api) -> None:
+    pf = portforward(core.connect_get_namespaced_pod_portforward, "sim", "default", ports="80")
+    error = eventually(lambda: pf.error(80), "the simulated pod's error")
+    assert "error forwarding port 80 to pod " in error
+    assert "simulated pods have no network" in error
+    eventually(lambda: not pf.connected, "the server to close: its only port failed")
+
+
+# a raw WebSocket client
+
+
+def connect(cluster: Cluster, pod: str, query: str, protocols: list[str] | None) -> websocket.WebSocket:
+    pki = cluster.data_dir / "pki"
+    url = f"wss://127.0.0.1:{cluster.port}/api/v1/namespaces/default/pods/{pod}/portforward?{query}"
+    ssl_options = {
+        "ca_certs": str(cluster.ca_file),
+        "certfile": str(pki / "admin.crt"),
+        "keyfile": str(pki / "admin.key"),
+        "cert_reqs": ssl.CERT_REQUIRED,
+    }
+    return websocket.create_connection(url, subprotocols=protocols, sslopt=ssl_options, timeout=10)
+
+
+def receive(ws: websocket.WebSocket) -> tuple[int, bytes]:
+    opcode, data = ws.recv_data(control_frame=True)
+    return opcode, data
+
+
+def binary(channel: int, data: bytes) -> bytes:
+    return bytes([channel]) + data
+
+
+def port_bytes(port: int) -> bytes:
+    return struct.pack("<H", port)
+
+
+def channel_messages(ws: websocket.WebSocket, count: int) -> list[bytes]:
+    return [receive(ws)[1] for _ in range(count)]
+
+
+def test_v4_channel_protocol_prefixes_each_channel_with_its_port(cluster: Cluster) -> None:
+    ws = connect(cluster, "echo", f"ports={ECHO},{GREETER}", ["v4.channel.k8s.io"])
+    try:
+        assert ws.getsubprotocol() == "v4.channel.k8s.io"
+        assert channel_messages(ws, 4) == [
+            binary(0, port_bytes(ECHO)),
+            binary(1, port_bytes(ECHO)),
+            binary(2, port_bytes(GREETER)),
+            binary(3, port_bytes(GREETER)),
+        ]
+        assert receive(ws) == (websocket.ABNF.OPCODE_BINARY, binary(2, GREETING))
+        ws.send_binary(binary(0, b"ping"))
+        ws.send_binary(binary(1, b"ignored: the error channel is the server's"))
+        ws.send_binary(binary(9, b"ignored: no such channel"))
+        ws.send_binary(b"")
+        ws.send_binary(binary(0, b"pong"))
+        echoed = b""
+        while len(echoed) < len(b"pingpong"):
+            opcode, data = receive(ws)
+            assert (opcode, data[:1]) == (websocket.ABNF.OPCODE_BINARY, b"\0")
+            echoed += data[1:]
+        assert echoed == b"pingpong"
+    finally:
+        ws.close()
+
+
+def test_the_server_closes_the_websocket_once_every_port_ended(cluster: Cluster) -> None:
+    ws = connect(cluster, "echo", f"ports={GREETER}", ["v4.channel.k8s.io"])
+    try:
+        assert channel_messages(ws, 3) == [
+            binary(0, port_bytes(GREETER)),
+            binary(1, port_bytes(GREETER)),
+            binary(0, GREETING),
+        ]
+        opcode, data = receive(ws)
+        assert opcode == websocket.ABNF.OPCODE_CLOSE
+        assert struct.unpack("!H", data[:2]) == (1000,)
+    finally:
+        ws.close()
+
+
+def test_a_port_nothing_listens_on_gets_its_error_on_the_error_channel(cluster: Cluster) -> None:
+    ws = connect(cluster, "echo", f"ports={NOTHING}", ["v5.channel.k8s.io", "v4.channel.k8s.io"])
+    try:
+        assert ws.getsubprotocol() == "v4.channel.k8s.io"  # v5 is exec's only
+        assert channel_messages(ws, 2) == [binary(0, port_bytes(NOTHING)), binary(1, port_bytes(NOTHING))]
+        opcode, data = receive(ws)
+        assert (opcode, data[:1]) == (websocket.ABNF.OPCODE_BINARY, b"\1")
+        message = data[1:].decode()
+        assert message.startswith(f"error forwarding port {NOTHING} to pod "), message
+        assert message.endswith(f":{NOTHING}: connect: connection refused"), message
+        assert receive(ws)[0] == websocket.ABNF.OPCODE_CLOSE
+    finally:
+        ws.close()
+
+
+def b64(channel: int, data: bytes) -> str:
+    return str(channel) + base64.b64encode(data).decode()
+
+
+def test_base64_channel_protocol_sends_text_messages(cluster: Cluster) -> None:
+    ws = connect(cluster, "echo", f"ports={ECHO}", ["v4.base64.channel.k8s.io"])
+    try:
+        assert ws.getsubprotocol() == "v4.base64.channel.k8s.io"
+        assert [receive(ws) for _ in range(2)] == [
+            (websocket.ABNF.OPCODE_TEXT, b64(0, port_bytes(ECHO)).encode()),
+            (websocket.ABNF.OPCODE_TEXT, b64(1, port_bytes(ECHO)).encode()),
+        ]
+        ws.send("0not base64!")  # dropped, as upstream drops it
+        payload = bytes(range(256))
+        ws.send(b64(0, payload))
+        echoed = b""
+        while len(echoed) < len(payload):
+            opcode, data = receive(ws)
+            assert (opcode, data[:1]) == (websocket.ABNF.OPCODE_TEXT, b"0")
+            echoed += base64.b64decode(data[1:])
+        assert echoed == payload
+    finally:
+        ws.close()
+
+
+def test_no_subprotocol_is_the_binary_protocol(cluster: Cluster) -> None:
+    ws = connect(cluster, "echo", f"ports={ECHO}", None)
+    try:
+        assert ws.getsubprotocol() is None
+        assert channel_messages(ws, 2) == [binary(0, port_bytes(ECHO)), binary(1, port_bytes(ECHO))]
+        ws.send_binary(binary(0, b"plain"))
+        assert receive(ws) == (websocket.ABNF.OPCODE_BINARY, binary(0, b"plain"))
+    finally:
+        ws.close()
+
+
+def refused(cluster: Cluster, pod: str, query: str, protocols: list[str] | None) -> tuple[int, str]:
+    with pytest.raises(websocket.WebSocketBadStatusException) as failure:
+        connect(cluster, pod, query, protocols)
+    body = failure.value.resp_body
+    return failure.value.status_code, body.decode() if isinstance(body, bytes) else str(body)
+
+
+def test_refusals_are_the_kubelets(cluster: Cluster) -> None:
+    """Ports before the protocol, as the kubelet checks them (via the apiserver, which turns
+    ``ports`` into the kubelet's ``port``)."""
+    assert refused(cluster, "echo", "", ["v4.channel.k8s.io"]) == (400, 'query parameter "port" is required')
+    assert refused(cluster, "echo", "ports=0", ["v4.channel.k8s.io"]) == (400, 'port "0" must be > 0')
+    status, body = refused(cluster, "echo", f"ports={ECHO}", ["v5.channel.k8s.io", "channel.k8s.io"])
+    assert status == 403
+    assert body.startswith("requested protocol(s) are not supported: [v5.channel.k8s.io channel.k8s.io]")
+    # the apiserver's own conversion of ports comes first: a Status
+    status, body = refused(cluster, "echo", "ports=http", ["v4.channel.k8s.io"])
+    assert status == 400
+    assert json.loads(body)["message"].startswith("cannot convert to []int32")
+
+
+def test_a_slow_reader_does_not_lose_data(cluster: Cluster) -> None:
+    """More than the buffers hold, sent before reading any of it back."""
+    ws = connect(cluster, "echo", f"ports={ECHO}", ["v4.channel.k8s.io"])
+    try:
+        channel_messages(ws, 2)
+        chunk = bytes(range(256)) * 256  # 64 KiB
+        for _ in range(32):
+            ws.send_binary(binary(0, chunk))
+        echoed = bytearray()
+        deadline = time.monotonic() + 30
+        while len(echoed) < 32 * len(chunk) and time.monotonic() < deadline:
+            echoed += receive(ws)[1][1:]
+        assert bytes(echoed) == chunk * 32
+    finally:
+        ws.close()
+
+
+def established_to(ip: str, port: int) -> int:
+    """How many TCP connections to ``ip:port`` are established on this machine (the server's
+    side of each, from /proc/net/tcp)."""
+    local = f"{socket.inet_aton(ip)[::-1].hex().upper()}:{port:04X}"
+    with open("/proc/net/tcp") as table:
+        rows = [line.split() for line in table.readlines()[1:]]
+    return sum(1 for row in rows if row[1] == local and row[3] == "01")
+
+
+def test_the_pod_connection_is_closed_when_the_client_hangs_up(
+    cluster: Cluster, core: client.CoreV1Api
+) -> None:
+    ip = core.read_namespaced_pod("echo", "default").status.pod_ip
+    eventually(lambda: established_to(ip, ECHO) == 0, "earlier tests' connections to end")
+    ws = connect(cluster, "echo", f"ports={ECHO}", ["v4.channel.k8s.io"])
+    channel_messages(ws, 2)
+    ws.send_binary(binary(0, b"x"))
+    assert receive(ws)[1] == binary(0, b"x")
+    assert established_to(ip, ECHO) == 1
+    ws.close()
+    eventually(lambda: established_to(ip, ECHO) == 0, "the forward's pod connection to be closed")
