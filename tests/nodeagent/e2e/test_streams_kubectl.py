@@ -291,3 +291,24 @@ def try_connect(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def test_port_forward_to_a_simulated_pod_reports_that_it_has_no_network(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """The fake runtime refuses (its pod IPs are not this host's: nothing is dialled)."""
+    run_pod(cluster, "sim-pf", {"containers": [{"name": "c", "image": "x"}]}, node="fake-1")
+    eventually(lambda: "running" in container_state(cluster, "sim-pf"), "sim-pf to run")
+    port, errors = free_port(), tmp_path / "stderr"
+    command = [KUBECTL, "--kubeconfig", str(cluster.kubeconfig), "port-forward", "pod/sim-pf", f"{port}:80"]
+    with errors.open("w") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        eventually(lambda: try_connect(port), "the local listener")
+        eventually(
+            lambda: "simulated pods have no network" in errors.read_text(), "kubectl to print the error"
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert "error forwarding port 80 to pod " in errors.read_text()
