@@ -264,11 +264,20 @@ def test_no_subprotocol_is_the_binary_protocol(cluster: Cluster) -> None:
         ws.close()
 
 
+def handshake(cluster: Cluster, pod: str, query: str, protocols: list[str] | None) -> tuple[int, str]:
+    """The status of the opening handshake and a refusal's body (101 and "" when accepted)."""
+    try:
+        connect(cluster, pod, query, protocols).close()
+    except websocket.WebSocketBadStatusException as failure:
+        body = failure.resp_body
+        return failure.status_code, body.decode() if isinstance(body, bytes) else str(body)
+    return 101, ""
+
+
 def refused(cluster: Cluster, pod: str, query: str, protocols: list[str] | None) -> tuple[int, str]:
-    with pytest.raises(websocket.WebSocketBadStatusException) as failure:
-        connect(cluster, pod, query, protocols)
-    body = failure.value.resp_body
-    return failure.value.status_code, body.decode() if isinstance(body, bytes) else str(body)
+    status, body = handshake(cluster, pod, query, protocols)
+    assert status != 101, "the handshake succeeded"
+    return status, body
 
 
 def test_refusals_are_the_kubelets(cluster: Cluster) -> None:
@@ -283,6 +292,17 @@ def test_refusals_are_the_kubelets(cluster: Cluster) -> None:
     status, body = refused(cluster, "echo", "ports=http", ["v4.channel.k8s.io"])
     assert status == 400
     assert json.loads(body)["message"].startswith("cannot convert to []int32")
+
+
+def test_a_pod_that_no_longer_runs_is_the_kubelets_pod_not_found(
+    cluster: Cluster, core: client.CoreV1Api
+) -> None:
+    """Its sandbox is gone: upstream's ``GetPortForward`` error, a 500 before any upgrade."""
+    done = {"name": "c", "image": "busybox", "command": ["true"]}
+    run_pod(cluster, "done", {"containers": [done], "restartPolicy": "Never"})
+    eventually(lambda: core.read_namespaced_pod("done", "default").status.phase == "Succeeded", "done to end")
+    gone = (500, 'pod not found ("done_default")')
+    eventually(lambda: handshake(cluster, "done", "ports=80", ["v4.channel.k8s.io"]) == gone, "the refusal")
 
 
 def test_a_slow_reader_does_not_lose_data(cluster: Cluster) -> None:
