@@ -6,7 +6,8 @@ and other non-kubectl clients speak it.
   messages) or none at all (binary). The first one the client offers that is served wins
   (``v5.channel.k8s.io`` is exec's only: a client offering ``v5, v4`` gets v4).
 * The ports come from the query, ``port`` (the apiserver turns ``ports`` into it), repeated or
-  comma separated; each is ``1-65535`` (``parse_ports``, upstream's messages).
+  comma separated; each is ``1-65535`` (``parse_ports``, upstream's messages), at most
+  ``MAX_PORTS`` of them (upstream has no limit, and channel numbers past a byte wrap).
 * Port ``i`` of the list has two channels: data ``2i`` (both ways) and error ``2i+1`` (to the
   client). The first message on each is the port as 2 bytes, little endian; then the agent
   connects to the port (``PodPorts.dial``): the client's data goes to the pod, the pod's back
@@ -41,6 +42,9 @@ from nodeagent.runtime.interface import PortForwardError
 PORT_PARAMETER = "port"  # upstream's api.PortHeader
 # upstream's port-forward wsstream protocols: binary unless named base64
 PROTOCOLS = {"": False, "v4.channel.k8s.io": False, "v4.base64.channel.k8s.io": True}
+# A channel is one byte (base64: one ASCII character from '0'), so the channel numbers of more
+# ports than this would wrap (upstream's do, silently): refused instead.
+MAX_PORTS = 100
 INBOUND_MESSAGES = 16  # buffered client messages per port before reading the socket waits
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -60,6 +64,8 @@ def parse_ports(values: Sequence[str]) -> list[int]:
             if port < 1:
                 raise ValueError(f"port {go_quote(value)} must be > 0")
             ports.append(port)
+    if len(ports) > MAX_PORTS:
+        raise ValueError(f"at most {MAX_PORTS} ports can be forwarded over one WebSocket connection")
     return ports
 
 

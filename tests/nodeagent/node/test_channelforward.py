@@ -12,7 +12,13 @@ from nodeagent.node.streams.websocket import BINARY, TEXT
 
 @pytest.mark.parametrize(
     ("values", "ports"),
-    [(["80"], [80]), (["80,8080", "9"], [80, 8080, 9]), (["00443"], [443]), (["65535"], [65535])],
+    [
+        (["80"], [80]),
+        (["80,8080", "9"], [80, 8080, 9]),
+        (["00443"], [443]),
+        (["65535"], [65535]),
+        ([",".join(["80"] * 100)], [80] * 100),
+    ],
 )
 def test_ports_repeat_and_split_at_commas(values: list[str], ports: list[int]) -> None:
     assert parse_ports(values) == ports
@@ -33,6 +39,7 @@ def test_ports_repeat_and_split_at_commas(values: list[str], ports: list[int]) -
         ),
         (["9" * 5000], "value out of range"),
         (["80,0"], 'port "80,0" must be > 0'),
+        ([",".join(["80"] * 101)], "at most 100 ports can be forwarded over one WebSocket connection"),
     ],
 )
 def test_bad_ports_get_the_kubelets_messages(values: list[str], message: str) -> None:
