@@ -15,6 +15,7 @@ import ssl
 import struct
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,9 +72,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     }
     run_pod(running, "echo", {"containers": [server]})
     run_pod(running, "sim", {"containers": [{"name": "c", "image": "x"}]}, node="fake-1")
+    web = {"name": "nginx", "image": "nginx", "ports": [{"containerPort": 8080}]}
+    run_pod(running, "web", {"containers": [web]})
     core = client.CoreV1Api(config.new_client_from_config(config_file=str(running.kubeconfig)))
     eventually(lambda: ready(core, "echo"), "the echo server to be ready")
     eventually(lambda: "running" in container_state(running, "sim"), "sim to run")
+    eventually(lambda: "running" in container_state(running, "web"), "web to run")
     yield running
     if running.process.poll() is None:
         running.stop()
@@ -130,6 +134,27 @@ def forward_three_ports(core: client.CoreV1Api, attempt: int) -> None:
     pf.socket(NOTHING).close()
     eventually(lambda: not pf.connected, "the client to hang up once its ports are closed")
     assert pf.error(ECHO) is None and pf.error(ECHO_TOO) is None
+
+
+def test_the_python_clients_portforward_carries_http(
+    core: client.CoreV1Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``test_portforward_http``'s shape: urllib's connections to ``<pod>.<namespace>.kubernetes``
+    are port forwards; the page comes back and the server's close ends the response."""
+    create_connection = socket.create_connection
+
+    def through_a_forward(address: tuple[str, int], *args: Any, **kwargs: Any) -> Any:
+        name = address[0].split(".")
+        if len(name) != 3 or name[2] != "kubernetes":
+            return create_connection(address, *args, **kwargs)
+        pf = portforward(core.connect_get_namespaced_pod_portforward, name[0], name[1], ports=str(address[1]))
+        return pf.socket(address[1])
+
+    monkeypatch.setattr(socket, "create_connection", through_a_forward)
+    with urllib.request.urlopen("http://web.default.kubernetes:8080/", timeout=10) as response:
+        html = response.read().decode()
+    assert response.status == 200
+    assert "<h1>Welcome to nginx!</h1>" in html
 
 
 def test_the_python_client_gets_the_fake_runtimes_refusal(core: client.CoreV1Api) -> None:
