@@ -1,8 +1,9 @@
 """Port forwarding for clients other than kubectl, end to end inside ``up`` (``--nodes 1
---fake-nodes 1``): the official Python client's ``kubernetes.stream.portforward`` (the shape of
-its own e2e test ``test_portforward_raw``) and a raw WebSocket client speaking the kubelet's
-channel protocols (``v4.channel.k8s.io``, ``v4.base64.channel.k8s.io``, none), through the
-apiserver's tunnel to the node agent, to a real TCP server in a pod. kubectl's SPDY paths are
+--fake-nodes 1``): the official Python client's ``kubernetes.stream.portforward`` (the shapes of
+its own e2e tests ``test_portforward_raw`` and ``test_portforward_http``), kr8s's
+``PortForward``, and a raw WebSocket client speaking the kubelet's channel protocols
+(``v4.channel.k8s.io``, ``v4.base64.channel.k8s.io``, none), through the apiserver's tunnel to
+the node agent, to a real TCP server in a pod. kubectl's SPDY paths are
 ``test_streams_kubectl``'s."""
 
 from __future__ import annotations
