@@ -37,7 +37,7 @@ import sys
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from minikube_py.api.models.base import Format, K8sModel, SchemaRef
@@ -303,12 +303,19 @@ def _compiled(model: type[K8sModel]) -> Check:
             node = fields.get(key)
             if node is None or item is None:
                 continue
-            try:
-                if _fits(node, item, value, key, decoder):
+            kind = node.kind  # the common kinds inline: this loop is the hot path
+            if kind == STRING:
+                if type(item) is str:
                     continue
-            except Mismatch as found:
-                found._in_field(key, struct)
-                raise
+            elif kind == ANY or (kind == BOOL and type(item) is bool):
+                continue
+            else:
+                try:
+                    if _fits(node, item, value, key, decoder):
+                        continue
+                except Mismatch as found:
+                    found._in_field(key, struct)
+                    raise
             wrong = _scalar_mismatch(node, item)
             wrong._in_field(key, struct)
             raise wrong
@@ -353,20 +360,30 @@ def _scalar_mismatch(node: _Node, item: Any) -> Mismatch:
     return Mismatch(item, node.go_type, node.kind)
 
 
+@lru_cache(maxsize=4096)
+def _quantity_error(text: str) -> str | None:
+    """Cached: the same few quantities (``100m``, ``1Gi``) come in every pod."""
+    try:
+        parse_quantity(text)
+    except QuantityError as err:
+        return str(err)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _time_error(layout: str, text: str) -> str | None:
+    """Cached: objects repeat their timestamps (managedFields, conditions)."""
+    return parse_error(layout, text)
+
+
 def _custom_error(kind: int, item: Any) -> str | None:
     """The message of a custom unmarshaler refusing ``item``, or None when it decodes."""
     if kind == QUANTITY:
         if isinstance(item, str):
-            text = item.strip()
-        elif _is_number(item):
-            text = _go_value(item)
-        else:
-            return _QUANTITY_FORMAT
-        try:
-            parse_quantity(text)
-        except QuantityError as err:
-            return str(err)
-        return None
+            return _quantity_error(item.strip())
+        if _is_number(item):
+            return _quantity_error(_go_value(item))
+        return _QUANTITY_FORMAT
     if kind == INTSTR:
         if isinstance(item, str):
             return None
@@ -379,7 +396,7 @@ def _custom_error(kind: int, item: Any) -> str | None:
     if kind in (TIME, MICROTIME):
         if not isinstance(item, str):
             return f"json: cannot unmarshal {_json_kind(item)} into Go value of type string"
-        return parse_error(RFC3339 if kind == TIME else RFC3339_MICRO, item)
+        return _time_error(RFC3339 if kind == TIME else RFC3339_MICRO, item)
     return None
 
 
