@@ -9,6 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.api.protobuf.proto_builder import envelope
+from tests.api.protobuf.upstream import UPSTREAM as T
+
 DEPLOYS = "/apis/apps/v1/namespaces/default/deployments"
 PODS = "/api/v1/namespaces/default/pods"
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
@@ -266,3 +269,22 @@ async def test_binding_and_eviction_bodies_are_decoded(api: httpx.AsyncClient) -
         "into Go struct field Eviction.metadata of type v1.ObjectMeta",
     )
     assert (await api.get(f"{PODS}/p")).status_code == 200
+
+
+async def test_protobuf_bodies_are_checked_too(api: httpx.AsyncClient) -> None:
+    limits = {"cpu": T["Quantity"](string="lots")}
+    container = T["Container"](name="c", image="nginx", resources=T["ResourceRequirements"](limits=limits))
+    template = T["PodTemplateSpec"](spec=T["PodSpec"](containers=[container]))
+    message = T["Deployment"](
+        metadata=T["ObjectMeta"](name="web"), spec=T["DeploymentSpec"](template=template)
+    )
+    body = envelope("apps/v1", "Deployment", message.SerializeToString())
+    protobuf = {"Content-Type": "application/vnd.kubernetes.protobuf"}
+    response = await api.post(DEPLOYS, content=body, headers=protobuf)
+    assert_bad_request(
+        response,
+        deployment_message(
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        ),
+    )
+    assert (await api.get(f"{DEPLOYS}/web")).status_code == 404
