@@ -33,7 +33,7 @@ from apiserver.patch.schema import Fields
 from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.field_errors import invalid as invalid_field
-from minikube_py.api.models.decoding import JSON, UNSTRUCTURED, Mismatch, check
+from minikube_py.api.models.decoding import JSON, UNSTRUCTURED, check
 from minikube_py.api.scheme import ResourceType
 
 Object = dict[str, Any]
@@ -106,11 +106,6 @@ def check_applied(rt: ResourceType, obj: Object, config: Object) -> None:
             f"failed to convert new object ({_named(rt, config)}) to proper version: "
             f"{found.unstructured_message()}"
         )
-
-
-def mismatch(api_version: str, kind: str, obj: Object) -> Mismatch | None:
-    """The first value of ``obj`` that does not decode (for handlers with their own answer)."""
-    return check(api_version, kind, obj)
 
 
 def _named(rt: ResourceType, config: Object) -> str:
