@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from starlette.requests import Request
 
 from apiserver.endpoints.fieldvalidation import check_apply
+from apiserver.endpoints.typecheck import check_applied, check_apply_config
 from apiserver.endpoints.yamlbody import decode_yaml_object
 from apiserver.patch.apply import ApplyConflicts
 from apiserver.patch.errors import PatchError
@@ -27,6 +28,7 @@ from apiserver.patch.schemas import schema_for
 from apiserver.registry.store import GenericStore, Track
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
+from minikube_py.api.scheme import ResourceType
 
 _TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
 
@@ -106,6 +108,7 @@ class ApplyRequest:
     config: Object
     manager: str
     force: bool
+    rt: ResourceType | None = None
 
     @classmethod
     def parse(
@@ -116,19 +119,23 @@ class ApplyRequest:
         manager = manager_name(request, query, "PatchOptions", apply=True)
         force = _force(query)
         fields, config = field_manager(store, subresource), decode_yaml_object(raw)
+        check_apply_config(store.rt, fields.schema, config)  # wrong kinds of values first
         check_apply(store.rt, fields.schema, config)
-        return cls(fields, config, manager, force)
+        return cls(fields, config, manager, force, store.rt)
 
     def onto(self, current: Object | None) -> Object:
         """``current`` after the apply (None: the object to create). 400 for a bad
         configuration, 409 ``Conflict`` with ``FieldManagerConflict`` causes."""
         try:
-            return self.fields.apply(current, self.config, self.manager, self.force)
+            applied = self.fields.apply(current, self.config, self.manager, self.force)
         except PatchError as err:
             raise errors.ApiError(err.code, err.reason, str(err)) from None
         except ApplyConflicts as err:
             causes = [errors.Cause("FieldManagerConflict", message, path) for message, path in err.causes()]
             raise errors.ApiError(409, "Conflict", str(err), causes=causes) from None
+        if self.rt is not None:
+            check_applied(self.rt, applied, self.config)
+        return applied
 
     def new_object(self, name: str) -> Object:
         """The object an apply creates; its name must be the URL's (upstream's ``checkName``)."""

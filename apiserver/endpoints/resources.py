@@ -25,6 +25,7 @@ from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_ma
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
+from apiserver.endpoints.typecheck import check_body, checked_patch
 from apiserver.endpoints.watch import OpenWatches, watch_response
 from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
@@ -202,8 +203,10 @@ class ResourceEndpoints:
     ) -> Response:
         dry_run = bodies.dry_run(query, "CreateOptions")
         fields = FieldValidation(store.rt, query, "CreateOptions")
-        obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+        raw = await request.body()
+        obj = bodies.decode_object(raw, request.headers.get("content-type"))
         bodies.check_kind(obj, store.rt.api_version, store.rt.kind)
+        check_body(store.rt, obj, raw)
         fields.check_object(obj)
         track = tracker(field_manager(store), manager_name(request, query, "CreateOptions"))
         created = await store.create(namespace, obj, dry_run=dry_run, track=track)
@@ -225,10 +228,15 @@ class ResourceEndpoints:
             return await self._apply(request, store, info, namespace, query, raw)
         manager = manager_name(request, query, options_kind)
         if info.verb == "patch":
-            mutate = fields.check_patch(patcher(store.rt, request.headers.get("content-type"), raw), raw)
+            content_type = request.headers.get("content-type")
+            typed = checked_patch(
+                store.rt.api_version, store.rt.kind, patcher(store.rt, content_type, raw), content_type, raw
+            )
+            mutate = fields.check_patch(typed, raw)
         else:
             desired = bodies.decode_object(raw, request.headers.get("content-type"))
             bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
+            check_body(store.rt, desired, raw)
             mutate = fields.check_update(desired)
 
         updated = await store.update(

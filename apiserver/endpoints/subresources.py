@@ -15,6 +15,7 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.typecheck import check_body, check_kind_body, checked_patch
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
@@ -57,7 +58,9 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
     raw = await request.body()
     content_type = request.headers.get("content-type")
     if verb == "patch":
-        apply_patch = patcher(SCALE_RT, content_type, raw)
+        apply_patch = checked_patch(
+            SCALE_RT.api_version, SCALE_RT.kind, patcher(SCALE_RT, content_type, raw), content_type, raw
+        )
 
         def desired_scale(current: Object) -> Object:
             return apply_patch(to_scale(current))
@@ -65,6 +68,7 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         wanted = bodies.decode_json(raw)  # kubectl may send no Content-Type here
         if not isinstance(wanted, dict):
             raise errors.bad_request("Scale must be a JSON object")
+        check_body(SCALE_RT, wanted, raw)
 
         def desired_scale(current: Object) -> Object:
             return wanted
@@ -100,7 +104,9 @@ def _only_create(store: GenericStore, subresource: str, verb: str) -> None:
 
 async def binding(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "binding", verb)
-    body = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    raw = await request.body()
+    body = bodies.decode_object(raw, request.headers.get("content-type"))
+    check_kind_body("v1", "Binding", body, raw)
     target = body.get("target") or {}
     node = target.get("name")
     if not node or target.get("kind", "Node") != "Node":
@@ -135,7 +141,9 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
 
 async def eviction(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "eviction", verb)
-    body: dict[str, Any] = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    raw = await request.body()
+    body: dict[str, Any] = bodies.decode_object(raw, request.headers.get("content-type"))
+    check_kind_body("policy/v1", "Eviction", body, raw)
     options = body.get("deleteOptions") or {}
     if not isinstance(options, dict):
         raise errors.bad_request("Eviction deleteOptions must be an object")

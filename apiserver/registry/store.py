@@ -33,6 +33,7 @@ from apiserver.storage.interface import ListOptions, ObjectList, ObjectStorage, 
 from apiserver.storage.keys import object_key, resource_prefix
 from minikube_py import jsonutil
 from minikube_py.api import errors
+from minikube_py.api.models import alwayssent
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.timestamps import now_rfc3339
 
@@ -152,6 +153,7 @@ class GenericStore:
             await self._namespace_check(namespace, self.rt, name)
         if self.admission is not None:
             await self.admission.validate(attrs)
+        alwayssent.fill(self.rt.api_version, self.rt.kind, obj)  # what upstream's JSON always has
         if dry_run:
             try:
                 await self.storage.get(self.key(namespace, name))
@@ -234,6 +236,7 @@ class GenericStore:
         if self.admission is not None:
             attrs.object = desired
             await self.admission.validate(attrs)
+        alwayssent.fill(self.rt.api_version, self.rt.kind, desired)
         return desired
 
     def _bump_generation(self, new: Object, old: Object) -> None:

@@ -13,6 +13,7 @@ uids, so no handler scans every object.
 from __future__ import annotations
 
 import copy
+import logging
 from typing import Any
 
 from controllers.deployment.progress import check_paused_conditions
@@ -30,6 +31,7 @@ from controllers.podcontrol.ownerrefs import (
 )
 from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owner
 from minikube_py.api.labels import label_selector_as_selector
+from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
@@ -45,6 +47,9 @@ KIND = "Deployment"
 
 def _unwrap(obj: Object | DeletedFinalStateUnknown) -> Object:
     return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+
+
+log = logging.getLogger("deployment")
 
 
 class DeploymentController:
@@ -168,6 +173,10 @@ class DeploymentController:
         if cached is None:
             return
         d = copy.deepcopy(cached)
+        if spec_replicas(d) is None:  # stored before the apiserver checked types: never act
+            log.warning("deployment %s skipped: spec.replicas %r", key, d["spec"].get("replicas"))
+            self.recorder.event(d, "Warning", "InvalidReplicas", invalid_replicas_message(d))
+            return
         if not d["spec"].get("selector"):
             self.recorder.event(
                 d,
@@ -181,6 +190,19 @@ class DeploymentController:
                 await update_deployment_status(self, d)
             return
         rs_list = await self.get_replica_sets_for_deployment(d)
+        absurd = [rs for rs in rs_list if spec_replicas(rs) is None]
+        if absurd:  # its ReplicaSets' counts feed every scaling decision
+            name = absurd[0]["metadata"]["name"]
+            log.warning(
+                "deployment %s skipped: replica set %s has spec.replicas %r",
+                key,
+                name,
+                absurd[0]["spec"].get("replicas"),
+            )
+            self.recorder.event(
+                d, "Warning", "InvalidReplicas", f"replica set {name}: {invalid_replicas_message(absurd[0])}"
+            )
+            return
         if d["metadata"].get("deletionTimestamp"):
             await sync_status_only(self, d, rs_list)
             return

@@ -27,6 +27,7 @@ from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owne
 from controllers.replicaset.replicas import manage_replicas
 from controllers.replicaset.status import calculate_status, update_replica_set_status
 from minikube_py.api.labels import label_selector_as_selector
+from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import (
@@ -185,6 +186,10 @@ class ReplicaSetController:
         cached = self.rs_informer.indexer.get_by_key(key)
         if cached is None:
             self.expectations.delete_expectations(key)
+            return
+        if spec_replicas(cached) is None:  # stored before the apiserver checked types: never act
+            log.warning("replicaset %s skipped: spec.replicas %r", key, cached["spec"].get("replicas"))
+            self.recorder.event(cached, "Warning", "InvalidReplicas", invalid_replicas_message(cached))
             return
         needs_sync = self.expectations.satisfied_expectations(key)
         selector = label_selector_as_selector(cached["spec"].get("selector"))

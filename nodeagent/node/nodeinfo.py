@@ -16,7 +16,8 @@ Two builders:
 ``nodeInfo.kubeletVersion`` is ``KUBELET_VERSION`` (``v1.32.0-minikube-py``: the Kubernetes
 version the apiserver reports, marked as not being upstream's kubelet). ``machineID``,
 ``systemUUID`` and ``bootID`` are derived from the node name (UUIDv5), stable across restarts,
-different for every node. The caller passes ``runtime_version`` (``await runtime.version()``).
+different for every node. ``kubeProxyVersion`` is empty, as recent kubelets send it. The caller
+passes ``runtime_version`` (``await runtime.version()``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ class NodeConfig:
             "osImage": os_image(),
             "containerRuntimeVersion": self.runtime_version,
             "kubeletVersion": KUBELET_VERSION,
+            # Deprecated; kubelets from 1.31 (DisableNodeKubeProxyVersion) leave it empty, and
+            # upstream always sends it (no omitempty): typed clients require the key.
+            "kubeProxyVersion": "",
             "operatingSystem": "linux",
             "architecture": go_arch(),
         }

@@ -14,6 +14,7 @@ EVENTS = "/apis/events.k8s.io/v1/namespaces/default/events"
 TABLE = {"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
 POD = {"kind": "Pod", "namespace": "default", "name": "web", "uid": "p-1", "apiVersion": "v1"}
 NODE = {"kind": "Node", "name": "n1"}
+SERIES_TIME = "2024-05-01T11:59:00.000000Z"  # a MicroTime must parse (typed decoding)
 
 
 def new_style(name: str, regarding: dict[str, Any] = POD, **fields: Any) -> dict[str, Any]:
@@ -59,7 +60,8 @@ async def created(api: httpx.AsyncClient, url: str, body: dict[str, Any]) -> dic
 
 
 async def test_created_through_events_read_through_core(api: httpx.AsyncClient) -> None:
-    made = await created(api, EVENTS, new_style("web.1", series={"count": 2, "lastObservedTime": "t"}))
+    series = {"count": 2, "lastObservedTime": SERIES_TIME}
+    made = await created(api, EVENTS, new_style("web.1", series=series))
     assert made["note"] == "Successfully assigned default/web to n1" and "message" not in made
     core = (await api.get(f"{CORE}/web.1")).json()
     assert core["apiVersion"] == "v1" and core["kind"] == "Event"
@@ -70,7 +72,7 @@ async def test_created_through_events_read_through_core(api: httpx.AsyncClient) 
     )
     assert (core["eventTime"], core["series"], core["action"]) == (
         made["eventTime"],
-        {"count": 2, "lastObservedTime": "t"},
+        {"count": 2, "lastObservedTime": SERIES_TIME},
         "Binding",
     )
     assert not {"regarding", "note", "reportingController"} & set(core)

@@ -138,6 +138,19 @@ class NodeSwapStatus(K8sModel):
 class NodeSystemInfo(K8sModel):
     """Identifiers and versions describing a node."""
 
+    required_fields = (
+        "machineID",
+        "systemUUID",
+        "bootID",
+        "kernelVersion",
+        "osImage",
+        "containerRuntimeVersion",
+        "kubeletVersion",
+        "kubeProxyVersion",
+        "operatingSystem",
+        "architecture",
+    )
+
     machine_id: str | None = None
     """The machine ID the node reports."""
     system_uuid: str | None = None
