@@ -126,6 +126,11 @@ class ContainerConfig:
     stdin: bool = False  # keep the container's stdin open for ``attach`` (else /dev/null)
     stdin_once: bool = False  # close it when the first attach session that used it ends
     tty: bool = False  # run the container on a terminal (stdin, stdout and stderr)
+    # securityContext (the container's over the pod's): None lets the runtime choose (the
+    # process runtime: a non-root user); supplemental_groups include the pod's fsGroup
+    run_as_user: int | None = None
+    run_as_group: int | None = None
+    supplemental_groups: Sequence[int] = ()
 
 
 @dataclass(frozen=True)

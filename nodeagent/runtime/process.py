@@ -26,8 +26,11 @@ process mechanics (init spec, spawn, watch, exit reason, stop) are ``ProcessCont
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import shutil
+import sys
 import tempfile
 import time
 import uuid
@@ -35,7 +38,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from nodeagent import logs
-from nodeagent.runtime import procfs
+from nodeagent.runtime import namespaces, procfs
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
@@ -51,12 +54,35 @@ from nodeagent.runtime.interface import (
 )
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
-from nodeagent.runtime.processcontainer import ProcessContainer, validate_config
+from nodeagent.runtime.processcontainer import Isolation, ProcessContainer, container_user, validate_config
 from nodeagent.runtime.sandboxes import Sandboxes
 
 __all__ = ["VERSION", "ProcessRuntime", "validate_config"]
 
 VERSION = "0.1.0"
+
+log = logging.getLogger("nodeagent")
+
+MISSING_NAMESPACE = {
+    "mnt": "containers share the node's file system read-write and volumes cannot be mounted",
+    "uts": "containers see the node's hostname",
+    "ipc": "containers share the node's System V IPC",
+    "pid": "containers see and may signal the node's processes",
+}
+
+
+async def probe_namespaces(userns: bool) -> list[str]:
+    """The namespace kinds the container init can create here (``namespaces.py --probe``)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-I", namespaces.__file__, "--probe", "1" if userns else "0",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    stdout, _ = await proc.communicate()
+    try:
+        kinds = json.loads(stdout)
+    except ValueError:
+        return []
+    return [str(k) for k in kinds]
 
 
 class ProcessRuntime:
@@ -74,6 +100,8 @@ class ProcessRuntime:
     ) -> None:
         self.state_dir = state_dir or tempfile.mkdtemp(prefix="nodeagent-process-")
         self.userns = os.geteuid() != 0 if userns is None else userns
+        self._isolation: Isolation | None = None
+        self._hostnames: dict[str, str] = {}  # sandbox id -> the pod's hostname
         self._sandboxes = Sandboxes(pod_cidr)
         self._log_limits = (log_max_size, log_max_files)
         self._containers: dict[str, ProcessContainer] = {}
@@ -85,7 +113,20 @@ class ProcessRuntime:
     # sandboxes
 
     async def run_pod_sandbox(self, config: PodSandboxConfig) -> str:
-        return self._sandboxes.run(config, time.time())
+        sandbox_id = self._sandboxes.run(config, time.time())
+        self._hostnames[sandbox_id] = config.hostname or config.name
+        return sandbox_id
+
+    async def isolation(self) -> Isolation:
+        """The namespaces this kernel lets the runtime create (probed once; each refused kind
+        is logged once, with what it means for the containers)."""
+        if self._isolation is None:
+            kinds = await probe_namespaces(self.userns)
+            for kind, meaning in MISSING_NAMESPACE.items():
+                if kind not in kinds:
+                    log.warning("process runtime: the kernel refuses %s namespaces: %s", kind, meaning)
+            self._isolation = Isolation(tuple(kinds), self.userns)
+        return self._isolation
 
     async def stop_pod_sandbox(self, sandbox_id: str) -> None:
         if self._sandboxes.get(sandbox_id) is None:
@@ -100,6 +141,7 @@ class ProcessRuntime:
         for cid in self._in_sandbox(sandbox_id):
             await self.remove_container(cid)
         self._sandboxes.removed(sandbox_id)
+        self._hostnames.pop(sandbox_id, None)
 
     async def list_pod_sandboxes(self) -> list[PodSandboxStatus]:
         return self._sandboxes.list()
@@ -117,16 +159,15 @@ class ProcessRuntime:
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,
             time.time(), log_path=config.log_path, labels=dict(config.labels),
         )  # fmt: skip
-        self._containers[cid] = ProcessContainer(
-            status, config, os.path.join(self.state_dir, "containers", cid)
-        )
+        scratch = os.path.join(self.state_dir, "containers", cid)
+        self._containers[cid] = ProcessContainer(status, config, scratch, self._hostnames.get(sandbox_id, ""))
         return cid
 
     async def start_container(self, container_id: str) -> None:
         c = self._get(container_id)
         if c.status.state is not ContainerState.CREATED:
             raise StartContainerError(f"container {container_id} is {c.status.state.value}, not created")
-        await c.start(self.userns)
+        await c.start(await self.isolation())
         self._spawn(c.watch(self._log_limits))
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -183,7 +224,9 @@ class ProcessRuntime:
         c = self._get(container_id)
         if c.process is None or c.status.state is not ContainerState.RUNNING:
             raise RuntimeError_(f"container {container_id} is not running")
-        return ExecTarget(c.process.pid, c.config, self.userns)
+        assert self._isolation is not None
+        user = container_user(c.config, self.userns)
+        return ExecTarget(c.init_pid, c.config, self._isolation, user, c.hostname)
 
     async def container_stats(self) -> list[ContainerStats]:
         running = {

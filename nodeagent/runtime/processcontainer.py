@@ -7,6 +7,9 @@ the spec over a pipe, watching the first process until it exits (output to the C
 attached sessions through ``containerio``; the rest of the process group is then killed, as a
 PID namespace would), the exit reason (``Completed``, ``Error``, ``OOMKilled``; see the
 ``process`` module for the memory-limit rules) and stopping by signalling the process group.
+
+``container_user`` picks the user the command runs as: the ``securityContext``'s ids, else a
+non-root default (``nobody``, 65534; in a user namespace the agent's own uid).
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ import asyncio
 import contextlib
 import json
 import os
+import pwd
 import signal
 import sys
 import time
 from dataclasses import dataclass, field, replace
 
-from nodeagent import logs
+from nodeagent import images, logs
 from nodeagent.runtime import namespaces
 from nodeagent.runtime.containerio import ContainerIO
 from nodeagent.runtime.interface import (
@@ -32,6 +36,21 @@ from nodeagent.runtime.interface import (
 )
 
 OOM_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
+NON_ROOT_ID = 65534  # nobody/nogroup: who a container runs as unless its securityContext says
+# What every container must be able to run, whoever it runs as: the agent's Python (built-in
+# images and ``sys.executable`` commands) and the built-in images' programs
+RUNTIME_PATHS = tuple(
+    dict.fromkeys([sys.base_prefix, sys.prefix, os.path.dirname(os.path.abspath(images.__file__))])
+)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How the runtime isolates its containers: the namespace kinds the kernel allows
+    (``mnt``, ``uts``, ``ipc``, ``pid``), whether in a user namespace (the agent is not root)."""
+
+    namespaces: tuple[str, ...]
+    userns: bool
 
 
 @dataclass
@@ -41,24 +60,25 @@ class ProcessContainer:
     status: ContainerStatus
     config: ContainerConfig
     dir: str
+    hostname: str = ""
     process: asyncio.subprocess.Process | None = None
+    init_pid: int = 0  # the host pid whose /proc/<pid>/ns/* are the container's namespaces
     io: ContainerIO | None = None
     stopping: bool = False
     exited: asyncio.Event = field(default_factory=asyncio.Event)
 
-    @property
-    def namespaced(self) -> bool:
-        return bool(self.config.mounts)
-
-    def init_spec(self, userns: bool) -> dict[str, object]:
-        """The spec the container init reads (creating the new root's directories if namespaced)."""
+    def init_spec(self, isolation: Isolation) -> dict[str, object]:
+        """The spec the container init reads (creating the new root's directories)."""
         rootfs, stage = os.path.join(self.dir, "rootfs"), os.path.join(self.dir, "stage")
-        if self.namespaced:
+        if "mnt" in isolation.namespaces:
             os.makedirs(rootfs, exist_ok=True)
             os.makedirs(stage, exist_ok=True)
+        env = dict(self.config.env)
+        if self.hostname:  # as containerd does: the pod's own env may set it otherwise
+            env = {"HOSTNAME": self.hostname, **env}
         return {
             "argv": list(self.config.command),
-            "env": list(dict(self.config.env).items()),
+            "env": list(env.items()),
             "working_dir": self.config.working_dir,
             "mounts": [
                 {"host_path": m.host_path, "container_path": m.container_path, "read_only": m.read_only}
@@ -66,14 +86,18 @@ class ProcessContainer:
             ],
             "rootfs": rootfs,
             "stage": stage,
-            "userns": userns,
+            "namespaces": list(isolation.namespaces),
+            "userns": isolation.userns,
+            "hostname": self.hostname,
+            "user": container_user(self.config, isolation.userns),
+            "reveal": list(RUNTIME_PATHS),
             "memory_bytes": self.config.resources.memory_bytes,
             "tty": self.config.tty,
         }
 
-    async def start(self, userns: bool) -> None:
+    async def start(self, isolation: Isolation) -> None:
         """Spawn the init and hand it the spec: RUNNING once it exec'd, else EXITED (``StartError``)."""
-        spec = self.init_spec(userns)
+        spec = self.init_spec(isolation)
         spec_r, spec_w = os.pipe()
         status_r, status_w = os.pipe()
         self.io = ContainerIO(self.config, None)
@@ -87,6 +111,10 @@ class ProcessContainer:
             os.close(status_w)
             self.io.started(self.process)
         message = await asyncio.to_thread(_exchange, spec_w, json.dumps(spec).encode(), status_r)
+        self.init_pid = self.process.pid
+        if message.startswith("pid "):  # the container's PID 1, in its own PID namespace
+            first, _, message = message.partition("\n")
+            self.init_pid = int(first[4:])
         if message:
             await self.process.wait()
             self.status = replace(
@@ -152,6 +180,25 @@ def validate_config(config: ContainerConfig) -> None:
             raise CreateContainerError(f"mount path {m.container_path!r} must be absolute")
         if not os.path.exists(m.host_path):
             raise CreateContainerError(f"mount source {m.host_path!r} for {m.container_path} does not exist")
+
+
+def container_user(config: ContainerConfig, userns: bool) -> dict[str, object]:
+    """uid, gid and supplementary groups of the container's command (see the module doc).
+
+    Without ``runAsGroup`` the gid is the uid's primary group in ``/etc/passwd`` (the host's,
+    which is the container's), else 0, as containerd does for an image's user."""
+    default = os.getuid() if userns else NON_ROOT_ID
+    uid = default if config.run_as_user is None else config.run_as_user
+    if config.run_as_group is not None:
+        gid = config.run_as_group
+    elif config.run_as_user is None:
+        gid = os.getgid() if userns else NON_ROOT_ID
+    else:
+        try:
+            gid = pwd.getpwuid(uid).pw_gid
+        except KeyError:
+            gid = 0
+    return {"uid": uid, "gid": gid, "groups": sorted(set(config.supplemental_groups))}
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -50,6 +50,7 @@ def volumes(tmp_path: Path) -> list[Mount]:
     (tmp_path / "config" / "app.conf").write_text("color=blue\n")
     (tmp_path / "token").write_text("s3cret")
     (tmp_path / "scratch").mkdir()
+    (tmp_path / "scratch").chmod(0o777)  # as an emptyDir is: the container runs as nobody
     return [
         Mount(str(tmp_path / "config"), "/etc/minikube-py-test/config", read_only=True),
         Mount(str(tmp_path / "token"), "/var/run/minikube-py-test/token", read_only=True),
@@ -95,16 +96,29 @@ async def test_exec_sync_sees_the_mounts_env_and_working_dir(runtime: ProcessRun
 
 async def test_stop_kills_the_whole_process_group(runtime: ProcessRuntime, tmp_path: Path) -> None:
     log = str(tmp_path / "0.log")
-    cid, _ = await run(
-        runtime, ContainerConfig("c", "busybox", ["sh", "-c", "sleep 300 & echo $!; wait"], log_path=log)
-    )
+    seconds = str(300 + os.getpid() % 1000)  # `sleep <seconds>` is this test's grandchild
+    script = f"sleep {seconds} & echo $!; wait"
+    cid, _ = await run(runtime, ContainerConfig("c", "busybox", ["sh", "-c", script], log_path=log))
     while not logs.read_log(log):
         await asyncio.sleep(0.02)
-    grandchild = int(logs.read_log(log))
+    [grandchild] = host_pids(["sleep", seconds])
     assert alive(grandchild)
     await runtime.stop_container(cid, 2)
     await asyncio.sleep(0.2)
     assert not alive(grandchild)
+
+
+def host_pids(argv: list[str]) -> list[int]:
+    """The node's processes running ``argv`` (a container's pids are its own namespace's)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().split(b"\0")[:-1] == [a.encode() for a in argv] and alive(int(pid)):
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
 
 
 def alive(pid: int) -> bool:
