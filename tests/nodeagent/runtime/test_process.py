@@ -183,6 +183,19 @@ NON_ROOT = textwrap.dedent(
         script = "id -u; cat /etc/minikube-py-test/f; touch /etc/minikube-py-test/f"
         r = await rt.exec_sync(cid, ["sh", "-c", script], 5)
         print(r.stdout.decode(), r.exit_code, os.path.exists("/etc/minikube-py-test"))
+        # the node's files (this one is the agent's own: it could write it), processes, hostname
+        script = (
+            f"echo changed > {tmp}/precious || echo read-only; echo x > /tmp/x && echo private-tmp;"
+            f" hostname; ls /proc | grep -c '^[0-9]'; kill -0 {os.getpid()} || echo unreachable"
+        )
+        r = await rt.exec_sync(cid, ["sh", "-c", script], 5)
+        print(r.stdout.decode())
+        root = ContainerConfig("c", "b", ["sleep", "30"], run_as_user=0)
+        cid = await rt.create_container(sid, root)
+        await rt.start_container(cid)
+        script = f"id -u; echo changed > {tmp}/precious || echo read-only"
+        r = await rt.exec_sync(cid, ["sh", "-c", script], 5)
+        print(r.stdout.decode())
         await rt.close()
     asyncio.run(main(sys.argv[1]))
     """
@@ -193,11 +206,14 @@ def test_non_root_uses_a_user_namespace() -> None:
     python = "/usr/bin/python3"
     if os.geteuid() != 0 or not shutil.which("setpriv") or not os.path.exists(python):
         pytest.skip("needs root (to switch to nobody), setpriv and a system python3 readable by nobody")
-    tmp = tempfile.mkdtemp(prefix="nodeagent-nonroot-")
+    # outside /tmp (a container's /tmp is its own), so the container would see the files
+    tmp = tempfile.mkdtemp(prefix=".nodeagent-nonroot-", dir=Path(__file__).parents[3])
     try:
         os.chmod(tmp, 0o777)
         os.mkdir(f"{tmp}/vol")
         Path(f"{tmp}/vol/f").write_text("from-volume\n")
+        Path(f"{tmp}/precious").write_text("keep me\n")
+        os.chown(f"{tmp}/precious", 65534, 65534)
         probe = subprocess.run(
             [
                 "setpriv",
@@ -218,6 +234,11 @@ def test_non_root_uses_a_user_namespace() -> None:
             capture_output=True, env={"PYTHONPATH": str(Path(__file__).parents[3])}, timeout=60,
         )  # fmt: skip
         assert result.returncode == 0, result.stderr.decode()
-        assert result.stdout.decode().split() == ["65534", "from-volume", "1", "False"]
+        assert result.stdout.decode().split() == [
+            "65534", "from-volume", "1", "False",
+            "read-only", "private-tmp", "web", "5", "unreachable",  # init, sleep, sh, ls, grep
+            "0", "read-only",
+        ]  # fmt: skip
+        assert Path(f"{tmp}/precious").read_text() == "keep me\n"
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
