@@ -216,13 +216,13 @@ def test_attach_forwards_stdin_to_the_container(cluster: Cluster, version: str) 
 
 
 @pytest.mark.parametrize("version", ["", "1.27"])
-def test_attach_ends_with_the_containers_exit_code(cluster: Cluster, version: str, tmp_path: Path) -> None:
-    name, marker = f"exits-{version.replace('.', '') or 'latest'}", tmp_path / "go"
-    script = f"while [ ! -e {marker} ]; do echo waiting; sleep 0.2; done; echo bye; exit 5"
+def test_attach_ends_with_the_containers_exit_code(cluster: Cluster, version: str) -> None:
+    name = f"exits-{version.replace('.', '') or 'latest'}"
+    script = "while [ ! -e /tmp/go ]; do echo waiting; sleep 0.2; done; echo bye; exit 5"
     run_container(cluster, name, script)
     process = attaching(cluster, name, binary=kubectl_binary(version))
     read_until(process, lambda out: b"waiting" in out)
-    marker.touch()
+    ok(cluster, "exec", name, "--", "touch", "/tmp/go")  # the container's /tmp is its own
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 5, stderr
     assert b"bye\n" in stdout
