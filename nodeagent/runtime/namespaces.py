@@ -179,7 +179,12 @@ class RootBuilder:
         self._stages = 0
 
     def build(
-        self, mounts: list[dict[str, Any]], working_dir: str, fresh_proc: bool, reveal: Sequence[str] = ()
+        self,
+        mounts: list[dict[str, Any]],
+        working_dir: str,
+        fresh_proc: bool,
+        reveal: Sequence[str] = (),
+        hide: Sequence[str] = (),
     ) -> None:
         _mount_tmpfs(self.stage, 0o700)
         _mount_tmpfs(self.rootfs, 0o755)
@@ -197,6 +202,8 @@ class RootBuilder:
         self.dev()
         for path in reveal:
             self.reveal(path)
+        for path in hide:
+            self.hide(path)
         for m in sorted(mounts, key=lambda m: os.path.normpath(m["container_path"]).count("/")):
             self.bind(m["host_path"], os.path.normpath(m["container_path"]), bool(m.get("read_only")))
         self.working_dir(os.path.normpath(working_dir or "/"))
@@ -256,6 +263,15 @@ class RootBuilder:
             self.ensure(host_dir, True)
             mount(host_dir, self.host(host_dir), None, MS_BIND | MS_REC)
             make_read_only(self.host(host_dir))
+
+    def hide(self, host_dir: str) -> None:
+        """Cover the host's ``host_dir`` (the cluster's data: its store, keys, every pod's
+        volumes) with an empty read-only tmpfs; volumes bound later still appear."""
+        path = self.resolve(os.path.realpath(host_dir))
+        if path != "/" and os.path.isdir(self.host(path)) and not os.path.islink(self.host(path)):
+            _mount_tmpfs(self.host(path), 0o755)
+            self.owned.add(path)
+            self.tmpfs_read_only.append(path)
 
     def resolve(self, container_path: str) -> str:
         """``container_path`` with symlinks resolved inside the new root (``/var/run`` ->
@@ -491,7 +507,9 @@ def run_container(spec: dict[str, Any], status_fd: int) -> None:
             with open("/proc/sys/kernel/cap_last_cap") as f:
                 spec["user"]["last_cap"] = int(f.read())
         builder = RootBuilder(spec["rootfs"], spec["stage"], int(user["uid"]), int(user["gid"]))
-        builder.build(spec["mounts"], spec["working_dir"], "pid" in kinds, list(spec.get("reveal", [])))
+        builder.build(
+            spec["mounts"], spec["working_dir"], "pid" in kinds, spec.get("reveal", []), spec.get("hide", [])
+        )
         if "pid" not in kinds:
             builder.finish()
             builder.enter()

@@ -97,10 +97,14 @@ class ProcessRuntime:
         userns: bool | None = None,
         log_max_size: int = logs.MAX_SIZE,
         log_max_files: int = logs.MAX_FILES,
+        hidden: Sequence[str] = (),
     ) -> None:
+        """``hidden``: host directories every container sees empty (the agent passes the
+        cluster's data directory: the store, keys and every pod's volumes live there)."""
         self.state_dir = state_dir or tempfile.mkdtemp(prefix="nodeagent-process-")
         self.userns = os.geteuid() != 0 if userns is None else userns
         self._isolation: Isolation | None = None
+        self._hidden = tuple(hidden)
         self._hostnames: dict[str, str] = {}  # sandbox id -> the pod's hostname
         self._sandboxes = Sandboxes(pod_cidr)
         self._log_limits = (log_max_size, log_max_files)
@@ -125,7 +129,7 @@ class ProcessRuntime:
             for kind, meaning in MISSING_NAMESPACE.items():
                 if kind not in kinds:
                     log.warning("process runtime: the kernel refuses %s namespaces: %s", kind, meaning)
-            self._isolation = Isolation(tuple(kinds), self.userns)
+            self._isolation = Isolation(tuple(kinds), self.userns, self._hidden)
         return self._isolation
 
     async def stop_pod_sandbox(self, sandbox_id: str) -> None:

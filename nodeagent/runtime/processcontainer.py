@@ -51,6 +51,7 @@ class Isolation:
 
     namespaces: tuple[str, ...]
     userns: bool
+    hidden: tuple[str, ...] = ()  # host directories containers see empty (the cluster's data)
 
 
 @dataclass
@@ -91,6 +92,7 @@ class ProcessContainer:
             "hostname": self.hostname,
             "user": container_user(self.config, isolation.userns),
             "reveal": list(RUNTIME_PATHS),
+            "hide": list(isolation.hidden),
             "memory_bytes": self.config.resources.memory_bytes,
             "tty": self.config.tty,
         }

@@ -155,3 +155,13 @@ async def test_the_command_runs_as_the_user_and_volumes_stay_writable(
     assert (await runtime.container_status(cid)).exit_code == 0
     assert (volume / "uid").read_text() == "65534\nweb\n2\n"  # the command is PID 2, after the init
     assert (volume / "uid").stat().st_uid == 65534
+
+
+async def test_hidden_directories_look_empty(tmp_path: Path, host_dir: Path) -> None:
+    rt = ProcessRuntime(state_dir=str(tmp_path / "state"), hidden=[str(host_dir)])
+    try:
+        cid = await sleeping(rt, run_as_user=0)  # root, who could otherwise read anything
+        result = await sh(rt, cid, f"ls -A {host_dir}; cat {host_dir}/precious")
+        assert (result.stdout, result.exit_code) == (b"", 1)
+    finally:
+        await rt.close()
