@@ -150,6 +150,7 @@ class PodSyncer:
             namespace=meta["namespace"],
             attempt=attempt,
             hostname=pod_hostname(pod),
+            share_process_namespace=bool(pod.get("spec", {}).get("shareProcessNamespace")),
             log_directory=self.environment.log_directory(pod),
         )
         try:

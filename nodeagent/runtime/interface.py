@@ -89,6 +89,7 @@ class PodSandboxConfig:
     hostname: str = ""
     log_directory: str = ""  # where the containers' log files go
     labels: Mapping[str, str] = field(default_factory=dict)
+    share_process_namespace: bool = False  # one PID namespace for all the pod's containers
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,9 @@ class ContainerConfig:
     run_as_user: int | None = None
     run_as_group: int | None = None
     supplemental_groups: Sequence[int] = ()
+    # CRI NamespaceMode TARGET (``kubectl debug --target``): run in the PID namespace (and, in
+    # the process runtime, the UTS and IPC namespaces) of this running container of the sandbox
+    target_container_id: str = ""
 
 
 @dataclass(frozen=True)

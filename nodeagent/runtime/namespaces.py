@@ -499,10 +499,17 @@ def run_container(spec: dict[str, Any], status_fd: int) -> None:
         exec_command(spec, False)
         return
     user = spec.get("user") or {"uid": os.getuid(), "gid": os.getgid()}
+    join = int(spec.get("join") or 0)
     try:
-        enter_new_namespaces(kinds, userns, (int(user["uid"]), int(user["gid"])))
-        if "uts" in kinds and spec.get("hostname"):
-            sethostname(spec["hostname"])
+        if join:  # another container's (or the pod's) PID, UTS and IPC namespaces; our own root
+            join_namespaces(join, kinds, userns)
+            if userns:  # the user namespace joined decides who we are
+                user = spec["user"] = {"uid": os.getuid(), "gid": os.getgid(), "groups": []}
+            enter_new_namespaces({"mnt"}, False, (0, 0))
+        else:
+            enter_new_namespaces(kinds, userns, (int(user["uid"]), int(user["gid"])))
+            if "uts" in kinds and spec.get("hostname"):
+                sethostname(spec["hostname"])
         if spec.get("user") is not None:
             with open("/proc/sys/kernel/cap_last_cap") as f:
                 spec["user"]["last_cap"] = int(f.read())
@@ -523,7 +530,7 @@ def run_container(spec: dict[str, Any], status_fd: int) -> None:
     child = os.fork()
     if child == 0:
         os.close(sig_r)
-        _pid1(spec, builder, status_fd, sig_w, userns)
+        _pid1(spec, builder, status_fd, sig_w, userns, init=not join)
     forwarder.forward_to(child)
     os.write(status_fd, f"pid {child}\n".encode())
     os.close(status_fd)
@@ -536,8 +543,11 @@ def run_container(spec: dict[str, Any], status_fd: int) -> None:
     _exit_like(status, signalled[0] if signalled else 0)
 
 
-def _pid1(spec: dict[str, Any], builder: RootBuilder, status_fd: int, sig_w: int, userns: bool) -> None:
-    """PID 1 of the container: finish the root, start the command, forward, reap, exit like it."""
+def _pid1(
+    spec: dict[str, Any], builder: RootBuilder, status_fd: int, sig_w: int, userns: bool, init: bool
+) -> None:
+    """PID 1 of the container: finish the root, start the command, forward, reap, exit like it.
+    Not ``init`` (a namespace joined, whose PID 1 reaps): finish the root and exec the command."""
     try:
         try:
             builder.mount_proc()
@@ -547,7 +557,9 @@ def _pid1(spec: dict[str, Any], builder: RootBuilder, status_fd: int, sig_w: int
             raise OSError(f"failed to set up the container's mount namespace: {err}") from err
         with contextlib.suppress(OSError):
             os.chdir(spec["working_dir"] or "/")  # exec'd commands (nsenter --wd) start here
-    except OSError as err:
+        if not init:
+            exec_command(spec, userns)
+    except (OSError, ValueError) as err:
         _report(status_fd, err)
         os._exit(128)
     forwarder = Forwarder()
@@ -572,6 +584,42 @@ def _pid1(spec: dict[str, Any], builder: RootBuilder, status_fd: int, sig_w: int
         os.write(sig_w, bytes([os.WTERMSIG(status)]))
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status))
+
+
+def join_namespaces(pid: int, kinds: set[str], userns: bool) -> None:
+    """Enter the user (with ``userns``), UTS, IPC and PID namespaces of the host's ``pid``
+    (PID: for our children)."""
+    order = (["user"] if userns else []) + [k for k in ("uts", "ipc", "pid") if k in kinds]
+    flags = {**KINDS, "user": CLONE_NEWUSER}
+    fds = [(kind, os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY)) for kind in order]
+    for kind, fd in fds:
+        try:
+            _check(_libc.setns(fd, flags[kind]), f"join the {kind} namespace of {pid}")
+        finally:
+            os.close(fd)
+
+
+def run_pause(spec: dict[str, Any], status_fd: int) -> None:
+    """A pod's own namespaces (``shareProcessNamespace``): its PID 1 only reaps, until killed;
+    the pod's containers join them (``join``)."""
+    kinds = set(spec["namespaces"]) & {"uts", "ipc", "pid"}
+    enter_new_namespaces(kinds, bool(spec["userns"]), (os.getuid(), os.getgid()))
+    if "uts" in kinds and spec.get("hostname"):
+        sethostname(spec["hostname"])
+    child = os.fork()
+    if child == 0:
+        os.close(status_fd)
+        waited = {signal.SIGCHLD, signal.SIGTERM, signal.SIGINT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, waited)  # blocked, so PID 1 still receives them
+        while True:
+            with contextlib.suppress(ChildProcessError):
+                while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                    pass
+            if signal.sigwait(waited) != signal.SIGCHLD:
+                os._exit(0)
+    os.write(status_fd, f"pid {child}\n".encode())
+    os.close(status_fd)
+    _exit_like(os.waitpid(child, 0)[1])
 
 
 def _report(status_fd: int, err: Exception) -> None:
@@ -616,6 +664,8 @@ def main() -> None:
     with os.fdopen(spec_fd, "rb") as f:
         spec = json.loads(f.read())
     try:
+        if spec.get("pause"):
+            run_pause(spec, status_fd)
         run_container(spec, status_fd)
     except (OSError, ValueError) as err:
         _report(status_fd, err)

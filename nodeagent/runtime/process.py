@@ -54,7 +54,13 @@ from nodeagent.runtime.interface import (
 )
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
-from nodeagent.runtime.processcontainer import Isolation, ProcessContainer, container_user, validate_config
+from nodeagent.runtime.processcontainer import (
+    Isolation,
+    Pause,
+    ProcessContainer,
+    container_user,
+    validate_config,
+)
 from nodeagent.runtime.sandboxes import Sandboxes
 
 __all__ = ["VERSION", "ProcessRuntime", "validate_config"]
@@ -106,6 +112,7 @@ class ProcessRuntime:
         self._isolation: Isolation | None = None
         self._hidden = tuple(hidden)
         self._hostnames: dict[str, str] = {}  # sandbox id -> the pod's hostname
+        self._pauses: dict[str, Pause] = {}  # sandbox id -> its shared namespaces
         self._sandboxes = Sandboxes(pod_cidr)
         self._log_limits = (log_max_size, log_max_files)
         self._containers: dict[str, ProcessContainer] = {}
@@ -117,8 +124,14 @@ class ProcessRuntime:
     # sandboxes
 
     async def run_pod_sandbox(self, config: PodSandboxConfig) -> str:
+        hostname = config.hostname or config.name
+        pause = None
+        if config.share_process_namespace and "pid" in (isolation := await self.isolation()).namespaces:
+            pause = await Pause.start(isolation, hostname)
         sandbox_id = self._sandboxes.run(config, time.time())
-        self._hostnames[sandbox_id] = config.hostname or config.name
+        self._hostnames[sandbox_id] = hostname
+        if pause is not None:
+            self._pauses[sandbox_id] = pause
         return sandbox_id
 
     async def isolation(self) -> Isolation:
@@ -136,6 +149,8 @@ class ProcessRuntime:
         if self._sandboxes.get(sandbox_id) is None:
             return
         await asyncio.gather(*(self.stop_container(cid, 0) for cid in self._in_sandbox(sandbox_id)))
+        if (pause := self._pauses.pop(sandbox_id, None)) is not None:
+            await pause.stop()
         self._sandboxes.stopped(sandbox_id)
 
     async def remove_pod_sandbox(self, sandbox_id: str) -> None:
@@ -171,8 +186,34 @@ class ProcessRuntime:
         c = self._get(container_id)
         if c.status.state is not ContainerState.CREATED:
             raise StartContainerError(f"container {container_id} is {c.status.state.value}, not created")
-        await c.start(await self.isolation())
+        try:
+            join = self._join_pid(c)
+        except StartContainerError as err:
+            c.failed_to_start(str(err))
+            raise
+        await c.start(await self.isolation(), join)
         self._spawn(c.watch(self._log_limits))
+
+    def _join_pid(self, c: ProcessContainer) -> int:
+        """Whose namespaces ``c`` joins: its target container's (``kubectl debug --target``),
+        its pod's (``shareProcessNamespace``) or none (0)."""
+        target_id = c.config.target_container_id
+        if target_id:
+            target = self._containers.get(target_id)
+            if target is None or target.status.state is not ContainerState.RUNNING:
+                raise StartContainerError(f"target container {target_id} is not running")
+            if target.status.sandbox_id != c.status.sandbox_id:
+                raise StartContainerError(f"target container {target_id} is not in the same pod")
+            return target.init_pid
+        pause = self._pauses.get(c.status.sandbox_id)
+        return pause.init_pid if pause is not None else 0
+
+    def namespace_pid(self, container_id: str) -> int:
+        """The host pid whose ``/proc/<pid>/ns/*`` are the running container's namespaces."""
+        c = self._get(container_id)
+        if c.status.state is not ContainerState.RUNNING:
+            raise RuntimeError_(f"container {container_id} is not running")
+        return c.init_pid
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)

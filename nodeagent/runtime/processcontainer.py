@@ -32,6 +32,7 @@ from nodeagent.runtime.interface import (
     ContainerState,
     ContainerStatus,
     CreateContainerError,
+    RuntimeError_,
     StartContainerError,
 )
 
@@ -97,9 +98,10 @@ class ProcessContainer:
             "tty": self.config.tty,
         }
 
-    async def start(self, isolation: Isolation) -> None:
-        """Spawn the init and hand it the spec: RUNNING once it exec'd, else EXITED (``StartError``)."""
-        spec = self.init_spec(isolation)
+    async def start(self, isolation: Isolation, join: int = 0) -> None:
+        """Spawn the init and hand it the spec: RUNNING once it exec'd, else EXITED (``StartError``).
+        ``join``: the host pid whose PID, UTS and IPC namespaces the container enters."""
+        spec = {**self.init_spec(isolation), "join": join}
         spec_r, spec_w = os.pipe()
         status_r, status_w = os.pipe()
         self.io = ContainerIO(self.config, None)
@@ -119,14 +121,19 @@ class ProcessContainer:
             self.init_pid = int(first[4:])
         if message:
             await self.process.wait()
-            self.status = replace(
-                self.status, state=ContainerState.EXITED, started_at=time.time(), finished_at=time.time(),
-                exit_code=128, reason="StartError", message=message,
-            )  # fmt: skip
-            self.io.finish(128)
-            self.exited.set()
+            self.failed_to_start(message)
             raise StartContainerError(message)
         self.status = replace(self.status, state=ContainerState.RUNNING, started_at=time.time())
+
+    def failed_to_start(self, message: str) -> None:
+        """EXITED with exit code 128 and reason ``StartError`` (``message`` says why)."""
+        self.status = replace(
+            self.status, state=ContainerState.EXITED, started_at=time.time(), finished_at=time.time(),
+            exit_code=128, reason="StartError", message=message,
+        )  # fmt: skip
+        if self.io is not None:
+            self.io.finish(128)
+        self.exited.set()
 
     async def watch(self, log_limits: tuple[int, int]) -> None:
         """Copy output to the log until the first process exits, then record the exit."""
@@ -182,6 +189,42 @@ def validate_config(config: ContainerConfig) -> None:
             raise CreateContainerError(f"mount path {m.container_path!r} must be absolute")
         if not os.path.exists(m.host_path):
             raise CreateContainerError(f"mount source {m.host_path!r} for {m.container_path} does not exist")
+
+
+@dataclass
+class Pause:
+    """A pod's own PID, UTS and IPC namespaces (``shareProcessNamespace``): a process whose
+    PID 1 (``init_pid``) only reaps; the pod's containers join them."""
+
+    process: asyncio.subprocess.Process
+    init_pid: int
+
+    @classmethod
+    async def start(cls, isolation: Isolation, hostname: str) -> Pause:
+        spec = {"pause": True, "namespaces": list(isolation.namespaces), "userns": isolation.userns}
+        spec_r, spec_w = os.pipe()
+        status_r, status_w = os.pipe()
+        devnull = asyncio.subprocess.DEVNULL
+        try:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-I", namespaces.__file__, str(spec_r), str(status_w),
+                stdin=devnull, stdout=devnull, stderr=devnull, pass_fds=(spec_r, status_w),
+                start_new_session=True,
+            )  # fmt: skip
+        finally:
+            os.close(spec_r)
+            os.close(status_w)
+        message = await asyncio.to_thread(
+            _exchange, spec_w, json.dumps({**spec, "hostname": hostname}).encode(), status_r
+        )
+        if not message.startswith("pid "):
+            await process.wait()
+            raise RuntimeError_(f"failed to create the pod's namespaces: {message or 'no reason given'}")
+        return cls(process, int(message[4:].split()[0]))
+
+    async def stop(self) -> None:
+        _signal_group(self.process.pid, signal.SIGKILL)  # PID 1 dies: so does all of the namespace
+        await self.process.wait()
 
 
 def container_user(config: ContainerConfig, userns: bool) -> dict[str, object]:

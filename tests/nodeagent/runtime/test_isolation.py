@@ -14,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from nodeagent.runtime.interface import ContainerConfig, ExecResult, Mount, PodSandboxConfig
+from nodeagent.runtime.interface import (
+    ContainerConfig,
+    ExecResult,
+    Mount,
+    PodSandboxConfig,
+    StartContainerError,
+)
 from nodeagent.runtime.process import ProcessRuntime
 from tests.nodeagent.runtime.test_process import wait_exited
 
@@ -165,3 +171,44 @@ async def test_hidden_directories_look_empty(tmp_path: Path, host_dir: Path) -> 
         assert (result.stdout, result.exit_code) == (b"", 1)
     finally:
         await rt.close()
+
+
+async def test_share_process_namespace_puts_the_pods_containers_in_one(runtime: ProcessRuntime) -> None:
+    config = PodSandboxConfig("uid", "shared", "default", share_process_namespace=True)
+    sid = await runtime.run_pod_sandbox(config)
+    first = await runtime.create_container(sid, ContainerConfig("a", "busybox", ["sleep", "61"]))
+    await runtime.start_container(first)
+    second = await runtime.create_container(sid, ContainerConfig("b", "busybox", ["sleep", "62"]))
+    await runtime.start_container(second)
+    result = await sh(runtime, second, "hostname; ps -e -o pid=,args=")
+    lines = result.stdout.decode().splitlines()
+    processes = {int(line.split()[0]): line.split(None, 1)[1] for line in lines[1:]}
+    assert lines[0] == "shared"
+    assert "namespaces.py" in processes[1]  # the pod's PID 1 (its "pause")
+    assert {"sleep 61", "sleep 62"} <= set(processes.values())
+    # a container that is not PID 1 ends on SIGTERM, and the others keep running
+    await runtime.stop_container(first, 5)
+    assert (await runtime.container_status(first)).exit_code == 143
+    assert (await sh(runtime, second, "ps -e -o args= | grep -c '^sleep'")).stdout == b"1\n"
+    await runtime.stop_pod_sandbox(sid)
+    assert (await runtime.container_status(second)).state.value == "CONTAINER_EXITED"
+
+
+async def test_a_target_container_shares_its_pid_namespace(runtime: ProcessRuntime) -> None:
+    """``kubectl debug --target``: another container of the pod, in the target's namespaces."""
+    sid = await runtime.run_pod_sandbox(PodSandboxConfig("uid", "app", "default"))
+    target = await runtime.create_container(sid, ContainerConfig("app", "busybox", ["sleep", "63"]))
+    await runtime.start_container(target)
+    debug = ContainerConfig("debugger", "busybox", ["sleep", "64"], target_container_id=target)
+    debugger = await runtime.create_container(sid, debug)
+    await runtime.start_container(debugger)
+    result = await sh(runtime, debugger, "hostname; ps -e -o pid=,args=")
+    lines = result.stdout.decode().splitlines()
+    processes = {int(line.split()[0]): line.split(None, 1)[1] for line in lines[1:]}
+    assert lines[0] == "app" and processes[2] == "sleep 63" and "sleep 64" in processes.values()
+    assert runtime.namespace_pid(debugger) != runtime.namespace_pid(target)
+    gone = ContainerConfig("late", "busybox", ["true"], target_container_id="no-such-container")
+    late = await runtime.create_container(sid, gone)
+    with pytest.raises(StartContainerError, match="is not running"):
+        await runtime.start_container(late)
+    assert (await runtime.container_status(late)).reason == "StartError"
