@@ -1,16 +1,21 @@
 """The ``process`` runtime: every container is a real OS process.
 
 Each container's first process is the container init (``namespaces.py``): it runs in its own
-process group (a new session), builds the container's filesystem view when it has mounts (a
-mount namespace per container, in a user namespace when not root; nothing is created on host
-paths), sets ``RLIMIT_AS`` to the memory limit, changes to the working directory and execs the
-argv with exactly ``ContainerConfig.env``. stdout/stderr are read by asyncio tasks and written
+process group (a new session), creates the container's namespaces (mount, UTS, IPC, PID; in a
+user namespace when not root) and its root (the node's files read-only, private scratch,
+volumes; nothing is created on host paths), runs the command as the container's user (PID 2,
+under the container's PID 1), with ``RLIMIT_AS`` at the memory limit, in the working directory
+and with exactly ``ContainerConfig.env`` (plus ``HOSTNAME``). See "Isolation" in
+``nodeagent/README.md``. stdout/stderr are read by asyncio tasks and written
 to ``log_path`` in the CRI format (rotated) and to attached sessions (``containerio``): a
 container created with ``stdin`` keeps a stdin pipe, one with ``tty`` runs on a pseudo-terminal.
-Commands run inside containers through ``nsexec``. When the first process exits, the rest of its
-process group is killed (as a PID namespace would) and the container is EXITED.
+Commands run inside containers through ``nsexec``. When the command exits, the container's PID 1
+exits (the kernel kills the rest of its PID namespace), the rest of its process group is
+killed too (the same where the kernel refuses PID namespaces) and the container is EXITED.
+``shareProcessNamespace`` pods get a ``Pause`` whose namespaces their containers join; a
+container with ``target_container_id`` joins its target's.
 
-Memory limits: cgroup v2 is not used (this runtime only sets ``RLIMIT_AS``), so the kernel
+Memory limits: cgroups are not used (this runtime only sets ``RLIMIT_AS``), so the kernel
 does not kill on the limit; allocations fail instead. A container with a memory limit that
 exits non-zero is reported ``OOMKilled`` when its last stderr output mentions an allocation
 failure (``MemoryError``, ``Cannot allocate memory``, ``out of memory``, ``bad_alloc``) or it was
