@@ -55,8 +55,6 @@ class ExecTarget:
         """argv (through nsenter into the container's namespaces), env and cwd."""
         argv, cwd = list(command), self.config.working_dir or "/"
         kinds = self.isolation.namespaces
-        if "mnt" not in kinds:  # the kernel refused namespaces: the command runs on the node
-            return argv, self.env(), cwd
         uid = int(str(self.user.get("uid", 0)))
         if not self.isolation.userns:
             groups = [str(g) for g in self.user.get("groups", []) or []]  # type: ignore[attr-defined]
@@ -66,6 +64,8 @@ class ExecTarget:
             creds = [SETPRIV] if uid == 0 else []
         if creds and uid == 0:
             creds.append(f"--bounding-set={BOUNDING_SET}")
+        if "mnt" not in kinds:  # the kernel refused namespaces: the command runs on the node
+            return [*creds, *argv], self.env(), cwd
         user = ["--user", "--preserve-credentials"] if self.isolation.userns else []
         ns = [NSENTER_FLAGS[k] for k in NSENTER_FLAGS if k in kinds]
         argv = [NSENTER, "--target", str(self.pid), *user, *ns, "--root", "--wd", "--", *creds, *argv]

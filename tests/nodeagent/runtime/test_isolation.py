@@ -6,6 +6,7 @@ is its own), in a directory every user could write to, so only the isolation pro
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import shutil
 import tempfile
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from nodeagent.runtime import process
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ExecResult,
@@ -212,3 +214,29 @@ async def test_a_target_container_shares_its_pid_namespace(runtime: ProcessRunti
     with pytest.raises(StartContainerError, match="is not running"):
         await runtime.start_container(late)
     assert (await runtime.container_status(late)).reason == "StartError"
+
+
+@pytest.mark.parametrize("allowed", [["mnt", "uts", "ipc"], []])
+async def test_namespaces_the_kernel_refuses_are_logged_and_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, allowed: list[str]
+) -> None:
+    async def probe(userns: bool) -> list[str]:
+        return allowed
+
+    monkeypatch.setattr(process, "probe_namespaces", probe)
+    rt = ProcessRuntime(state_dir=str(tmp_path / "state"))
+    try:
+        with caplog.at_level(logging.WARNING, logger="nodeagent"):
+            cid = await sleeping(rt, run_as_user=1234)
+        assert "the kernel refuses pid namespaces: containers see and may signal the node's processes" in (
+            caplog.text
+        )
+        result = await sh(rt, cid, f"id -u; test -d /proc/{os.getpid()} && echo host-visible")
+        assert result.stdout == b"1234\nhost-visible\n"
+        if not allowed:  # no mount namespace: volumes cannot be mounted, so such a container fails
+            sid = await rt.run_pod_sandbox(PodSandboxConfig("uid-v", "v", "default"))
+            mounted = ContainerConfig("c", "busybox", ["true"], mounts=[Mount(str(tmp_path), "/data")])
+            with pytest.raises(StartContainerError, match="refuses"):
+                await rt.start_container(await rt.create_container(sid, mounted))
+    finally:
+        await rt.close()
