@@ -27,11 +27,17 @@ REPO = Path(__file__).parents[3]
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("isolation"), free_port(), flags=["--nodes", "1"])
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    # the data directory outside /tmp, where a container could otherwise see it
+    data_dir = Path(tempfile.mkdtemp(prefix=".isolation-e2e-data-", dir=REPO))
+    try:
+        tmp = tmp_path_factory.mktemp("isolation")
+        running = start_up(tmp, free_port(), data_dir, flags=["--nodes", "1"])
+        running.wait_ready()
+        yield running
+        if running.process.poll() is None:
+            running.stop()
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture
@@ -133,3 +139,12 @@ def test_run_as_non_root_refuses_uid_0(cluster: Cluster) -> None:
     assert state["message"] == (
         f'container\'s runAsUser breaks non-root policy (pod: "refused_default({uid})", container: c)'
     )
+
+
+def test_the_service_account_token_is_readable_and_the_clusters_data_is_not(cluster: Cluster) -> None:
+    sleeping_pod(cluster, "in-cluster", automountServiceAccountToken=True)
+    token = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+    script = f"id -u; head -c 3 {token}; echo; ls -A {cluster.data_dir}"
+    code, stdout, stderr = sh(cluster, "in-cluster", script)
+    assert (code, stdout) == (0, "65534\neyJ\n"), stderr  # a JWT, read by nobody; an empty data dir
+    assert any(cluster.data_dir.iterdir())
