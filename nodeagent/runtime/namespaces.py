@@ -33,10 +33,11 @@ by the same signal, or with its exit code). It forwards SIGTERM, SIGINT, SIGHUP,
 SIGUSR1 and SIGUSR2 to PID 1: a PID 1 without handlers would ignore them (a kernel rule),
 which would break the runtime's SIGTERM-first stop.
 
-The command drops to the container's user (``setgroups``, ``setgid``, ``setuid``; in a user
-namespace the ids are already mapped and supplementary groups cannot be set); as uid 0 its
-capability bounding set is cut to the container runtimes' default set (no ``CAP_SYS_ADMIN``,
-so no remounting the host's binds writable; no ``CAP_MKNOD``).
+The command's capability bounding set is cut to the container runtimes' default set (no
+``CAP_SYS_ADMIN``, so a root container cannot remount the host's binds writable; no
+``CAP_MKNOD``), then it drops to the container's user (``setgroups``, ``setgid``,
+``setuid``; in a user namespace the ids are already mapped and supplementary groups cannot be
+set). The host's binds are also ``nosuid``.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ KINDS = {"mnt": CLONE_NEWNS, "uts": CLONE_NEWUTS, "ipc": CLONE_NEWIPC, "pid": CL
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
-MNT_DETACH, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = 2, -100, 0x8000, 1
+MNT_DETACH, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID = 2, -100, 0x8000, 1, 2
 PR_CAPBSET_DROP = 24
 # pivot_root and mount_setattr have no glibc wrappers: syscall numbers by architecture
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
@@ -148,9 +149,11 @@ def _mount_tmpfs(target: str, mode: int, flags: int = MS_NOSUID, options: str = 
 
 
 def make_read_only(path: str) -> None:
-    """The mount at ``path`` and every mount below it read-only (``mount_setattr``; on older
-    kernels each mount of ``/proc/self/mountinfo`` under ``path`` is remounted)."""
-    attr = _MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
+    """The mount at ``path`` and every mount below it read-only and ``nosuid`` (the node's
+    set-user-ID programs must not give a container's user root's capabilities) with
+    ``mount_setattr``; on older kernels each mount of ``/proc/self/mountinfo`` under ``path``
+    is remounted."""
+    attr = _MountAttr(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0, 0, 0)
     result = _libc.syscall(
         ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), path.encode(),
         ctypes.c_uint(AT_RECURSIVE), ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
@@ -161,7 +164,7 @@ def make_read_only(path: str) -> None:
         points = [line.split()[4].replace("\\040", " ") for line in f]
     for point in points:
         if _within(point, path):
-            flags = MS_BIND | MS_REMOUNT | MS_RDONLY | _locked_flags(point)
+            flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | _locked_flags(point)
             with contextlib.suppress(OSError):
                 mount(None, point, None, flags)
 
@@ -419,16 +422,16 @@ def resolve_executable(name: str, env: dict[str, str], root: str = "") -> str:
 
 
 def become_user(user: dict[str, Any], userns: bool) -> None:
-    """Drop to the container's user; as uid 0, cut the capability bounding set."""
+    """Cut the capability bounding set (whoever the user: a set-user-ID program gets no more),
+    then drop to the container's user."""
     uid, gid, groups = int(user["uid"]), int(user["gid"]), [int(g) for g in user.get("groups", [])]
+    for cap in range(int(user.get("last_cap", 40)) + 1):
+        if cap not in DEFAULT_CAPABILITIES:
+            _libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0)
     if not userns:  # in a user namespace our ids are already the mapped ones; setgroups is denied
         os.setgroups(groups)
         os.setgid(gid)
         os.setuid(uid)
-    if uid == 0:
-        for cap in range(int(user.get("last_cap", 40)) + 1):
-            if cap not in DEFAULT_CAPABILITIES:
-                _libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0)
 
 
 def exec_command(spec: dict[str, Any], userns: bool) -> None:
@@ -493,10 +496,10 @@ def run_container(spec: dict[str, Any], status_fd: int) -> None:
     if "mnt" not in kinds:  # the kernel refuses mount namespaces: no isolation at all
         if spec["mounts"]:
             raise OSError("failed to set up the container's mount namespace: the kernel refuses it")
-        if spec.get("hostname") and "uts" in kinds:
+        if spec.get("hostname") and "uts" in kinds and not userns:
             enter_new_namespaces({"uts"}, False, (0, 0))
             sethostname(spec["hostname"])
-        exec_command(spec, False)
+        exec_command(spec, userns)  # no user namespace either: an agent that is not root keeps its ids
         return
     user = spec.get("user") or {"uid": os.getuid(), "gid": os.getgid()}
     join = int(spec.get("join") or 0)

@@ -2,8 +2,8 @@
 through ``nsenter`` into the container's namespaces (its user namespace first when the
 runtime uses one, then mount, UTS, IPC and PID: nsenter forks, so the command is a process of
 the container's PID namespace, its orphans reaped by the container's PID 1), in its root and
-working directory, then through ``setpriv`` as the container's user (as uid 0 with the same
-capability bounding set as the container); with the container's env, in a new session so a
+working directory, then through ``setpriv`` as the container's user with the container's
+capability bounding set; with the container's env, in a new session so a
 timeout kills the command's whole process group. The executable is looked up in the
 container's root (``/proc/<pid>/root``) first, so one that is missing fails as runc reports it.
 """
@@ -61,11 +61,10 @@ class ExecTarget:
             creds = [SETPRIV, f"--reuid={uid}", f"--regid={self.user.get('gid', 0)}"]
             creds.append(f"--groups={','.join(groups)}" if groups else "--clear-groups")
         else:  # the user namespace maps the agent's ids to the container's already
-            creds = [SETPRIV] if uid == 0 else []
-        if creds and uid == 0:
-            creds.append(f"--bounding-set={BOUNDING_SET}")
+            creds = [SETPRIV]
+        creds.append(f"--bounding-set={BOUNDING_SET}")
         if "mnt" not in kinds:  # the kernel refused namespaces: the command runs on the node
-            return [*creds, *argv], self.env(), cwd
+            return [*(creds if not self.isolation.userns else []), *argv], self.env(), cwd
         user = ["--user", "--preserve-credentials"] if self.isolation.userns else []
         ns = [NSENTER_FLAGS[k] for k in NSENTER_FLAGS if k in kinds]
         argv = [NSENTER, "--target", str(self.pid), *user, *ns, "--root", "--wd", "--", *creds, *argv]

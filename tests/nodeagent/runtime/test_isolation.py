@@ -23,6 +23,7 @@ from nodeagent.runtime.interface import (
     PodSandboxConfig,
     StartContainerError,
 )
+from nodeagent.runtime.namespaces import DEFAULT_CAPABILITIES
 from nodeagent.runtime.process import ProcessRuntime
 from tests.nodeagent.runtime.test_process import wait_exited
 
@@ -139,6 +140,14 @@ async def test_the_hostname_is_the_pods(runtime: ProcessRuntime) -> None:
 async def test_the_user_is_nobody_unless_asked(runtime: ProcessRuntime) -> None:
     default = await sleeping(runtime)
     assert (await sh(runtime, default, "id -u; id -g")).stdout == b"65534\n65534\n"
+    # whoever the user, the same capability bounding set, and the node's files are nosuid
+    bounding = f"{sum(1 << cap for cap in DEFAULT_CAPABILITIES):016x}"
+    script = "grep CapBnd /proc/self/status; awk '$5 == \"/usr\" {print $6}' /proc/self/mountinfo"
+    result = await sh(runtime, default, script)
+    lines = result.stdout.decode().split()
+    assert lines[:2] == ["CapBnd:", bounding], lines
+    assert {"ro", "nosuid"} <= set(lines[-1].split(",")), lines
+    assert bounding == "00000000a00425fb"  # containerd's default set (a80425fb) without CAP_MKNOD
     root = await sleeping(runtime, "root", run_as_user=0)
     assert (await sh(runtime, root, "id -u")).stdout == b"0\n"
     chosen = await sleeping(runtime, "app", run_as_user=1234, run_as_group=2345, supplemental_groups=(3456,))
