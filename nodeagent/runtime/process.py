@@ -284,7 +284,8 @@ class ProcessRuntime:
             for c in self._containers.values()
             if c.process is not None and c.status.state is ContainerState.RUNNING
         }
-        usage = await asyncio.to_thread(procfs.usage_by_process_group, set(running))
+        inits = frozenset(pid for c in running.values() for pid in c.init_pids())
+        usage = await asyncio.to_thread(procfs.usage_by_process_group, set(running), inits)
         now = time.time()
         return [
             ContainerStats(c.status.id, usage[pid].cpu_nanoseconds, usage[pid].rss_bytes, now)

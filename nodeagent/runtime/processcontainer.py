@@ -65,6 +65,7 @@ class ProcessContainer:
     hostname: str = ""
     process: asyncio.subprocess.Process | None = None
     init_pid: int = 0  # the host pid whose /proc/<pid>/ns/* are the container's namespaces
+    joined: bool = False  # in another container's (or the pod's) PID namespace
     io: ContainerIO | None = None
     stopping: bool = False
     exited: asyncio.Event = field(default_factory=asyncio.Event)
@@ -102,6 +103,7 @@ class ProcessContainer:
         """Spawn the init and hand it the spec: RUNNING once it exec'd, else EXITED (``StartError``).
         ``join``: the host pid whose PID, UTS and IPC namespaces the container enters."""
         spec = {**self.init_spec(isolation), "join": join}
+        self.joined = bool(join)
         spec_r, spec_w = os.pipe()
         status_r, status_w = os.pipe()
         self.io = ContainerIO(self.config, None)
@@ -124,6 +126,13 @@ class ProcessContainer:
             self.failed_to_start(message)
             raise StartContainerError(message)
         self.status = replace(self.status, state=ContainerState.RUNNING, started_at=time.time())
+
+    def init_pids(self) -> set[int]:
+        """The container init's own processes (not the container's usage): the one outside
+        and, in its own PID namespace, its PID 1."""
+        if self.process is None or self.init_pid == self.process.pid:
+            return set()  # the init exec'd the command itself
+        return {self.process.pid} if self.joined else {self.process.pid, self.init_pid}
 
     def failed_to_start(self, message: str) -> None:
         """EXITED with exit code 128 and reason ``StartError`` (``message`` says why)."""

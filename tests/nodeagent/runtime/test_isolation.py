@@ -5,6 +5,7 @@ is its own), in a directory every user could write to, so only the isolation pro
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import os
@@ -249,3 +250,14 @@ async def test_namespaces_the_kernel_refuses_are_logged_and_skipped(
                 await rt.start_container(await rt.create_container(sid, mounted))
     finally:
         await rt.close()
+
+
+async def test_stats_count_the_command_not_the_container_init(runtime: ProcessRuntime) -> None:
+    cid = await sleeping(runtime)
+    for _ in range(20):  # the command may be caught while it execs (no memory for a moment)
+        [stats] = [s for s in await runtime.container_stats() if s.container_id == cid]
+        if stats.memory_working_set_bytes > 0:
+            break
+        await asyncio.sleep(0.1)
+    # `sleep` is about a megabyte; the init's two Python processes would add some 25 MB
+    assert 0 < stats.memory_working_set_bytes < 8 << 20
