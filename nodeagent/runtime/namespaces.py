@@ -179,6 +179,7 @@ class RootBuilder:
         self.owned: set[str] = {"/"}  # container paths that are our own tmpfs directories
         self.writable: list[str] = []  # container paths under which the container may write
         self.tmpfs_read_only: list[str] = []  # our own tmpfs to make read-only once built
+        self.shm = ""  # a host directory to bind at /dev/shm (the pod's) instead of a tmpfs
         self._stages = 0
 
     def build(
@@ -241,7 +242,10 @@ class RootBuilder:
         ):  # fmt: skip
             os.symlink(target, os.path.join(dev, name))
         os.mkdir(os.path.join(dev, "shm"))
-        _mount_tmpfs(os.path.join(dev, "shm"), 0o1777, MS_NOSUID | MS_NODEV)
+        if self.shm:  # the pod's, shared by its containers
+            mount(self.shm, os.path.join(dev, "shm"), None, MS_BIND)
+        else:
+            _mount_tmpfs(os.path.join(dev, "shm"), 0o1777, MS_NOSUID | MS_NODEV)
         self.owned.update({"/dev", "/dev/shm"})
         self.writable.append("/dev/shm")
         self.tmpfs_read_only.append("/dev")
@@ -502,21 +506,22 @@ def run_container(spec: dict[str, Any], status_fd: int) -> None:
         exec_command(spec, userns)  # no user namespace either: an agent that is not root keeps its ids
         return
     user = spec.get("user") or {"uid": os.getuid(), "gid": os.getgid()}
-    join = int(spec.get("join") or 0)
+    join = spec.get("join") or {}
+    joined = set(join.get("kinds", [])) if join else set()
+    own = kinds - joined
     try:
-        if join:  # another container's (or the pod's) PID, UTS and IPC namespaces; our own root
-            join_namespaces(join, kinds, userns)
-            if userns:  # the user namespace joined decides who we are
+        if join:  # the pod's (or a target container's) namespaces
+            join_namespaces(int(join["pid"]), joined)
+            if "user" in joined:  # the user namespace joined decides who we are
                 user = spec["user"] = {"uid": os.getuid(), "gid": os.getgid(), "groups": []}
-            enter_new_namespaces({"mnt"}, False, (0, 0))
-        else:
-            enter_new_namespaces(kinds, userns, (int(user["uid"]), int(user["gid"])))
-            if "uts" in kinds and spec.get("hostname"):
-                sethostname(spec["hostname"])
+        enter_new_namespaces(own, userns and "user" not in joined, (int(user["uid"]), int(user["gid"])))
+        if "uts" in own and spec.get("hostname"):
+            sethostname(spec["hostname"])
         if spec.get("user") is not None:
             with open("/proc/sys/kernel/cap_last_cap") as f:
                 spec["user"]["last_cap"] = int(f.read())
         builder = RootBuilder(spec["rootfs"], spec["stage"], int(user["uid"]), int(user["gid"]))
+        builder.shm = spec.get("shm") or ""
         builder.build(
             spec["mounts"], spec["working_dir"], "pid" in kinds, spec.get("reveal", []), spec.get("hide", [])
         )
@@ -533,7 +538,7 @@ def run_container(spec: dict[str, Any], status_fd: int) -> None:
     child = os.fork()
     if child == 0:
         os.close(sig_r)
-        _pid1(spec, builder, status_fd, sig_w, userns, init=not join)
+        _pid1(spec, builder, status_fd, sig_w, userns, init="pid" in own)
     forwarder.forward_to(child)
     os.write(status_fd, f"pid {child}\n".encode())
     os.close(status_fd)
@@ -589,10 +594,10 @@ def _pid1(
     os._exit(os.waitstatus_to_exitcode(status))
 
 
-def join_namespaces(pid: int, kinds: set[str], userns: bool) -> None:
-    """Enter the user (with ``userns``), UTS, IPC and PID namespaces of the host's ``pid``
-    (PID: for our children)."""
-    order = (["user"] if userns else []) + [k for k in ("uts", "ipc", "pid") if k in kinds]
+def join_namespaces(pid: int, kinds: set[str]) -> None:
+    """Enter the ``kinds`` (``user`` first, then ``uts``, ``ipc``, ``pid``) of the host's
+    ``pid`` (PID: for our children)."""
+    order = [k for k in ("user", "uts", "ipc", "pid") if k in kinds]
     flags = {**KINDS, "user": CLONE_NEWUSER}
     fds = [(kind, os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY)) for kind in order]
     for kind, fd in fds:
@@ -603,12 +608,21 @@ def join_namespaces(pid: int, kinds: set[str], userns: bool) -> None:
 
 
 def run_pause(spec: dict[str, Any], status_fd: int) -> None:
-    """A pod's own namespaces (``shareProcessNamespace``): its PID 1 only reaps, until killed;
-    the pod's containers join them (``join``)."""
+    """A pod's own namespaces (upstream's "pause" container), which the pod's containers join
+    (``join``): UTS and IPC, and with ``pid`` (``shareProcessNamespace``) a PID namespace whose
+    PID 1 only reaps. Without it the process holding the namespaces is ``sleep infinity``."""
     kinds = set(spec["namespaces"]) & {"uts", "ipc", "pid"}
     enter_new_namespaces(kinds, bool(spec["userns"]), (os.getuid(), os.getgid()))
     if "uts" in kinds and spec.get("hostname"):
         sethostname(spec["hostname"])
+    if "pid" not in kinds:
+        os.write(status_fd, f"pid {os.getpid()}\n".encode())  # close-on-exec: closed by the exec
+        for sleep in ("/usr/bin/sleep", "/bin/sleep"):
+            with contextlib.suppress(OSError):
+                os.execv(sleep, ["sleep", "infinity"])
+        os.close(status_fd)
+        while True:
+            signal.pause()
     child = os.fork()
     if child == 0:
         os.close(status_fd)

@@ -61,9 +61,11 @@ from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
 from nodeagent.runtime.processcontainer import (
     Isolation,
+    Join,
     Pause,
     ProcessContainer,
     container_user,
+    pod_namespaces,
     validate_config,
 )
 from nodeagent.runtime.sandboxes import Sandboxes
@@ -130,14 +132,25 @@ class ProcessRuntime:
 
     async def run_pod_sandbox(self, config: PodSandboxConfig) -> str:
         hostname = config.hostname or config.name
-        pause = None
-        if config.share_process_namespace and "pid" in (isolation := await self.isolation()).namespaces:
-            pause = await Pause.start(isolation, hostname)
-        sandbox_id = self._sandboxes.run(config, time.time())
+        isolation = await self.isolation()
+        kinds = pod_namespaces(isolation, config.share_process_namespace)
+        pause = await Pause.start(isolation, hostname, kinds) if kinds else None
+        try:
+            sandbox_id = self._sandboxes.run(config, time.time())
+        except RuntimeError_:
+            if pause is not None:
+                await pause.stop()
+            raise
         self._hostnames[sandbox_id] = hostname
         if pause is not None:
             self._pauses[sandbox_id] = pause
+        shm = self._shm(sandbox_id)
+        os.makedirs(shm)
+        os.chmod(shm, 0o1777)  # the pod's /dev/shm, shared by its containers
         return sandbox_id
+
+    def _shm(self, sandbox_id: str) -> str:
+        return os.path.join(self.state_dir, "sandboxes", sandbox_id, "shm")
 
     async def isolation(self) -> Isolation:
         """The namespaces this kernel lets the runtime create (probed once; each refused kind
@@ -166,6 +179,7 @@ class ProcessRuntime:
             await self.remove_container(cid)
         self._sandboxes.removed(sandbox_id)
         self._hostnames.pop(sandbox_id, None)
+        await asyncio.to_thread(shutil.rmtree, os.path.dirname(self._shm(sandbox_id)), True)
 
     async def list_pod_sandboxes(self) -> list[PodSandboxStatus]:
         return self._sandboxes.list()
@@ -191,17 +205,18 @@ class ProcessRuntime:
         c = self._get(container_id)
         if c.status.state is not ContainerState.CREATED:
             raise StartContainerError(f"container {container_id} is {c.status.state.value}, not created")
+        isolation = await self.isolation()
         try:
-            join = self._join_pid(c)
+            join = self._join(c, isolation)
         except StartContainerError as err:
             c.failed_to_start(str(err))
             raise
-        await c.start(await self.isolation(), join)
+        await c.start(isolation, join, self._shm(c.status.sandbox_id))
         self._spawn(c.watch(self._log_limits))
 
-    def _join_pid(self, c: ProcessContainer) -> int:
-        """Whose namespaces ``c`` joins: its target container's (``kubectl debug --target``),
-        its pod's (``shareProcessNamespace``) or none (0)."""
+    def _join(self, c: ProcessContainer, isolation: Isolation) -> Join | None:
+        """The namespaces ``c`` joins: its target container's PID, UTS and IPC (``kubectl
+        debug --target``), else its pod's (``pod_namespaces``), else none."""
         target_id = c.config.target_container_id
         if target_id:
             target = self._containers.get(target_id)
@@ -209,9 +224,10 @@ class ProcessRuntime:
                 raise StartContainerError(f"target container {target_id} is not running")
             if target.status.sandbox_id != c.status.sandbox_id:
                 raise StartContainerError(f"target container {target_id} is not in the same pod")
-            return target.init_pid
+            kinds = [k for k in ("uts", "ipc", "pid") if k in isolation.namespaces]
+            return Join(target.init_pid, ("user", *kinds) if isolation.userns else tuple(kinds))
         pause = self._pauses.get(c.status.sandbox_id)
-        return pause.init_pid if pause is not None else 0
+        return Join(pause.init_pid, pause.kinds) if pause is not None else None
 
     def namespace_pid(self, container_id: str) -> int:
         """The host pid whose ``/proc/<pid>/ns/*`` are the running container's namespaces."""
@@ -299,3 +315,4 @@ class ProcessRuntime:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.to_thread(shutil.rmtree, os.path.join(self.state_dir, "containers"), True)
+        await asyncio.to_thread(shutil.rmtree, os.path.join(self.state_dir, "sandboxes"), True)

@@ -99,11 +99,14 @@ class ProcessContainer:
             "tty": self.config.tty,
         }
 
-    async def start(self, isolation: Isolation, join: int = 0) -> None:
+    async def start(self, isolation: Isolation, join: Join | None = None, shm: str = "") -> None:
         """Spawn the init and hand it the spec: RUNNING once it exec'd, else EXITED (``StartError``).
-        ``join``: the host pid whose PID, UTS and IPC namespaces the container enters."""
-        spec = {**self.init_spec(isolation), "join": join}
-        self.joined = bool(join)
+        ``join``: namespaces the container enters rather than creates; ``shm``: the pod's
+        ``/dev/shm`` (a host directory)."""
+        spec = {**self.init_spec(isolation), "shm": shm}
+        if join is not None:
+            spec["join"] = {"pid": join.pid, "kinds": list(join.kinds)}
+        self.joined = join is not None and "pid" in join.kinds
         spec_r, spec_w = os.pipe()
         status_r, status_w = os.pipe()
         self.io = ContainerIO(self.config, None)
@@ -200,17 +203,42 @@ def validate_config(config: ContainerConfig) -> None:
             raise CreateContainerError(f"mount source {m.host_path!r} for {m.container_path} does not exist")
 
 
+@dataclass(frozen=True)
+class Join:
+    """Namespaces a container enters rather than creates: ``kinds`` (``user``, ``uts``,
+    ``ipc``, ``pid``) of the host's ``pid``."""
+
+    pid: int
+    kinds: tuple[str, ...]
+
+
+def pod_namespaces(isolation: Isolation, share_process_namespace: bool) -> tuple[str, ...]:
+    """The namespaces a pod holds for its containers (none: each container has its own).
+
+    As upstream, UTS and IPC are the pod's, and PID with ``shareProcessNamespace``. In a user
+    namespace the pod's namespaces would belong to one user namespace, mapping one uid for all
+    its containers: there, only a ``shareProcessNamespace`` pod has them."""
+    available = set(isolation.namespaces)
+    share_pid = share_process_namespace and "pid" in available
+    if isolation.userns:
+        return ("user", *(k for k in ("uts", "ipc", "pid") if k in available)) if share_pid else ()
+    return (*(k for k in ("uts", "ipc") if k in available), *(("pid",) if share_pid else ()))
+
+
 @dataclass
 class Pause:
-    """A pod's own PID, UTS and IPC namespaces (``shareProcessNamespace``): a process whose
-    PID 1 (``init_pid``) only reaps; the pod's containers join them."""
+    """A pod's own namespaces (``pod_namespaces``; upstream's "pause" container): a process
+    holding them (with a PID namespace, its PID 1 only reaps); the pod's containers join them.
+    ``init_pid``: the host pid whose ``/proc/<pid>/ns/*`` they are."""
 
     process: asyncio.subprocess.Process
     init_pid: int
+    kinds: tuple[str, ...]
 
     @classmethod
-    async def start(cls, isolation: Isolation, hostname: str) -> Pause:
-        spec = {"pause": True, "namespaces": list(isolation.namespaces), "userns": isolation.userns}
+    async def start(cls, isolation: Isolation, hostname: str, kinds: tuple[str, ...]) -> Pause:
+        created = [k for k in kinds if k != "user"]
+        spec = {"pause": True, "namespaces": created, "userns": "user" in kinds}
         spec_r, spec_w = os.pipe()
         status_r, status_w = os.pipe()
         devnull = asyncio.subprocess.DEVNULL
@@ -229,7 +257,7 @@ class Pause:
         if not message.startswith("pid "):
             await process.wait()
             raise RuntimeError_(f"failed to create the pod's namespaces: {message or 'no reason given'}")
-        return cls(process, int(message[4:].split()[0]))
+        return cls(process, int(message[4:].split()[0]), kinds)
 
     async def stop(self) -> None:
         _signal_group(self.process.pid, signal.SIGKILL)  # PID 1 dies: so does all of the namespace

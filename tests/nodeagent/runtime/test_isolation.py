@@ -10,6 +10,7 @@ import dataclasses
 import logging
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -261,3 +262,22 @@ async def test_stats_count_the_command_not_the_container_init(runtime: ProcessRu
         await asyncio.sleep(0.1)
     # `sleep` is about a megabyte; the init's two Python processes would add some 25 MB
     assert 0 < stats.memory_working_set_bytes < 8 << 20
+
+
+async def test_a_pods_containers_share_ipc_and_dev_shm_but_not_with_the_node(runtime: ProcessRuntime) -> None:
+    sid = await runtime.run_pod_sandbox(PodSandboxConfig("uid", "ipc", "default"))
+    first = await runtime.create_container(sid, ContainerConfig("a", "busybox", ["sleep", "61"]))
+    await runtime.start_container(first)
+    second = await runtime.create_container(sid, ContainerConfig("b", "busybox", ["sleep", "62"]))
+    await runtime.start_container(second)
+    script = "ipcmk -M 4096 >/dev/null; ipcs -m | awk '$1 ~ /^0x/ {print $1}'; echo shared > /dev/shm/note"
+    [key] = (await sh(runtime, first, script)).stdout.decode().split()  # a random key: the only one
+    seen = await sh(runtime, second, f"ipcs -m | grep -c '^{key} '; cat /dev/shm/note; hostname")
+    assert seen.stdout == b"1\nshared\nipc\n", seen.stderr
+    other = await sleeping(runtime, "elsewhere")
+    assert (await sh(runtime, other, f"ipcs -m | grep -c '^{key} '; ls /dev/shm")).stdout == b"0\n"
+    assert not os.path.exists("/dev/shm/note")
+    node = subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout
+    assert f"{key} " not in node
+    processes = (await sh(runtime, second, "ps -e -o args=")).stdout.decode()
+    assert "sleep 61" not in processes  # each container still has its own PID namespace
