@@ -33,6 +33,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         tmp = tmp_path_factory.mktemp("isolation")
         running = start_up(tmp, free_port(), data_dir, flags=["--nodes", "1"])
         running.wait_ready()
+        # pods need the namespace's default service account, which a controller creates
+        default_sa = ("get", "serviceaccount", "default")
+        eventually(lambda: kubectl(running, *default_sa).returncode == 0, "the default service account")
         yield running
         if running.process.poll() is None:
             running.stop()

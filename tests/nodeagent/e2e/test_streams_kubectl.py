@@ -42,6 +42,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         tmp_path_factory.mktemp("streams"), free_port(), flags=["--nodes", "1", "--fake-nodes", "1"]
     )
     running.wait_ready()
+    # pods need the namespace's default service account, which a controller creates
+    eventually(lambda: run(running, "get", "serviceaccount", "default").returncode == 0, "the default SA")
     run_pod(cluster=running, name="box", spec={"containers": [{"name": "c", "image": "busybox", **SLEEP}]})
     volume = {"name": "scratch", "emptyDir": {}}
     mounted = {
