@@ -12,8 +12,9 @@ container created with ``stdin`` keeps a stdin pipe, one with ``tty`` runs on a 
 Commands run inside containers through ``nsexec``. When the command exits, the container's PID 1
 exits (the kernel kills the rest of its PID namespace), the rest of its process group is
 killed too (the same where the kernel refuses PID namespaces) and the container is EXITED.
-``shareProcessNamespace`` pods get a ``Pause`` whose namespaces their containers join; a
-container with ``target_container_id`` joins its target's.
+A pod's UTS and IPC namespaces (and its PID namespace with ``shareProcessNamespace``) are held
+by a ``Pause`` which its containers join; a container with ``target_container_id`` joins its
+target's instead.
 
 Memory limits: cgroups are not used (this runtime only sets ``RLIMIT_AS``), so the kernel
 does not kill on the limit; allocations fail instead. A container with a memory limit that
