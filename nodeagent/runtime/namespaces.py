@@ -11,7 +11,10 @@ exits 128, which the runtime reports as a ``StartError``.
 
 Namespaces (``spec["namespaces"]``, the kinds the runtime found the kernel allows): a user
 namespace when the agent is not root (mapping the container's uid/gid to the agent's), a mount
-namespace, a UTS namespace with the pod's hostname, an IPC namespace and a PID namespace.
+namespace, a UTS namespace with the pod's hostname, an IPC namespace and a PID namespace. Those
+in ``spec["join"]`` (``{"pid": N, "kinds": [...]}``: the pod's, held by its pause, or a target
+container's) are entered (``setns`` on ``/proc/N/ns/*``) rather than created. With
+``spec["pause"]`` this program is a pod's pause instead (``run_pause``).
 
 The root (``RootBuilder``): a tmpfs new root whose entries are recursive, **read-only** bind
 mounts of the host's ``/`` entries; private writable tmpfs at ``/tmp``, ``/var/tmp``, ``/run``
