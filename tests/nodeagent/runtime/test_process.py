@@ -196,6 +196,14 @@ NON_ROOT = textwrap.dedent(
         script = f"id -u; echo changed > {tmp}/precious || echo read-only"
         r = await rt.exec_sync(cid, ["sh", "-c", script], 5)
         print(r.stdout.decode())
+        # shareProcessNamespace: the pod's user, UTS, IPC and PID namespaces, joined
+        pod = PodSandboxConfig("u2", "shared", "default", share_process_namespace=True)
+        shared = await rt.run_pod_sandbox(pod)
+        for name, seconds in (("a", "31"), ("b", "32")):
+            cid = await rt.create_container(shared, ContainerConfig(name, "b", ["sleep", seconds]))
+            await rt.start_container(cid)
+        r = await rt.exec_sync(cid, ["sh", "-c", "hostname; ps -e -o args= | grep -c '^sleep 3'"], 5)
+        print(r.stdout.decode())
         await rt.close()
     asyncio.run(main(sys.argv[1]))
     """
@@ -238,6 +246,7 @@ def test_non_root_uses_a_user_namespace() -> None:
             "65534", "from-volume", "1", "False",
             "read-only", "private-tmp", "web", "5", "unreachable",  # init, sleep, sh, ls, grep
             "0", "read-only",
+            "shared", "2",
         ]  # fmt: skip
         assert Path(f"{tmp}/precious").read_text() == "keep me\n"
     finally:
