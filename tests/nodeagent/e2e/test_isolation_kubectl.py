@@ -151,3 +151,21 @@ def test_the_service_account_token_is_readable_and_the_clusters_data_is_not(clus
     code, stdout, stderr = sh(cluster, "in-cluster", script)
     assert (code, stdout) == (0, "65534\neyJ\n"), stderr  # a JWT, read by nobody; an empty data dir
     assert any(cluster.data_dir.iterdir())
+
+
+def test_share_process_namespace_shows_the_pods_other_containers(cluster: Cluster) -> None:
+    containers = [
+        {"name": "c", "image": "busybox", "command": ["sleep", "3600"]},
+        {"name": "sidecar", "image": "busybox", "command": ["sleep", "3601"]},
+    ]
+    sleeping_pod(cluster, "shared", shareProcessNamespace=True, containers=containers)
+
+    def both_running() -> bool:
+        statuses = get(cluster, "pod", "shared")["status"]["containerStatuses"]
+        return len(statuses) == 2 and all(s["state"].get("running") for s in statuses)
+
+    eventually(both_running, "both containers to run")
+    code, stdout, stderr = sh(cluster, "shared", "hostname; ps -e -o args=")
+    assert code == 0, stderr
+    lines = stdout.splitlines()
+    assert lines[0] == "shared" and {"sleep 3600", "sleep 3601"} <= set(lines), lines
