@@ -27,9 +27,12 @@ REPO = Path(__file__).parents[3]
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    # the data directory outside /tmp, where a container could otherwise see it
-    data_dir = Path(tempfile.mkdtemp(prefix=".isolation-e2e-data-", dir=REPO))
+    # the data directory outside /tmp, where a container could otherwise see it (kubectl's
+    # cache goes next to it, so both live in one scratch directory)
+    scratch = Path(tempfile.mkdtemp(prefix=".isolation-e2e-", dir=REPO))
+    data_dir = scratch / "data"
     try:
+        scratch.chmod(0o755)  # so only the hiding keeps a container out of the data directory
         tmp = tmp_path_factory.mktemp("isolation")
         running = start_up(tmp, free_port(), data_dir, flags=["--nodes", "1"])
         running.wait_ready()
@@ -40,7 +43,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         if running.process.poll() is None:
             running.stop()
     finally:
-        shutil.rmtree(data_dir, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture
