@@ -96,7 +96,7 @@ async def run_node_agent(
     runtime: ContainerRuntime = (
         FakeRuntime(clock, pod_cidr=options.pod_cidr)
         if options.runtime == "fake"
-        else ProcessRuntime(str(root / "runtime"), pod_cidr=options.pod_cidr)
+        else ProcessRuntime(str(root / "runtime"), pod_cidr=options.pod_cidr, hidden=[str(options.data_dir)])
     )
     try:
         factory = SharedInformerFactory(client, clock=clock)

@@ -23,6 +23,21 @@ if ! command -v etcd >/dev/null 2>&1; then
     # On a systemd host the package also starts a default etcd; the tests use their own ports.
 fi
 
+# The process runtime runs containers through util-linux (nsenter, setpriv, setsid, unshare);
+# the isolation tests look at a container's processes with procps' ps.
+missing=""
+for tool in nsenter:util-linux setpriv:util-linux setsid:util-linux ps:procps; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
+done
+if [ -n "$missing" ]; then
+    echo "tests/run.sh: installing$missing"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+fi
+
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

@@ -15,6 +15,12 @@
 - **log path**: ``<root>/logs/<namespace>_<name>_<uid>/<container>/<restart count>.log``;
 - **resources**: the limits the runtime enforces; labels naming the pod and the spec's hash.
 - **stdin**, **stdinOnce**, **tty**: the container's streams, for ``kubectl attach``.
+- **user** (``run_as_user``): the effective ``securityContext`` (the container's fields over the
+  pod's, upstream ``DetermineEffectiveSecurityContext``): ``runAsUser``, ``runAsGroup``, the
+  pod's ``supplementalGroups`` and ``fsGroup`` as supplementary groups. Without ``runAsUser``,
+  ``runAsNonRoot: false`` asks for root (there are no images whose user could be root, and the
+  runtime's own default is a non-root user); ``runAsNonRoot: true`` with ``runAsUser: 0`` is
+  upstream's ``CreateContainerConfigError`` "container's runAsUser breaks non-root policy".
 
 Configuration errors are ``ConfigError`` with the waiting reason (CreateContainerConfigError
 for a missing configMap or secret, CreateContainerError for a missing command).
@@ -111,6 +117,7 @@ class ContainerEnvironment:
         if image_name(container.get("image", "")) == "nginx" and port and "NGINX_PORT" not in names:
             env.append(("NGINX_PORT", str(port)))
         meta = pod["metadata"]
+        run_as_user, run_as_group, groups = container_user(pod, container)
         return ContainerConfig(
             name=container["name"],
             image=container.get("image", ""),
@@ -124,6 +131,9 @@ class ContainerEnvironment:
             stdin=bool(container.get("stdin")),
             stdin_once=bool(container.get("stdinOnce")),
             tty=bool(container.get("tty")),
+            run_as_user=run_as_user,
+            run_as_group=run_as_group,
+            supplemental_groups=groups,
             labels={
                 LABEL_POD_UID: meta["uid"],
                 LABEL_POD_NAME: meta["name"],
@@ -153,6 +163,31 @@ def resolve_command(container: Object, fallback: list[str] | None = None) -> lis
             f"to minikube-py (images run without their files): set command (built-in images: {known})",
         )
     return default + args
+
+
+def container_user(pod: Object, container: Object) -> tuple[int | None, int | None, tuple[int, ...]]:
+    """(runAsUser, runAsGroup, supplementary groups) of the container; ``ConfigError`` when
+    ``runAsNonRoot`` forbids the user asked for. None: the runtime's non-root default."""
+    pod_sc = pod["spec"].get("securityContext") or {}
+    sc = {**pod_sc, **{k: v for k, v in (container.get("securityContext") or {}).items() if v is not None}}
+    uid, gid, non_root = sc.get("runAsUser"), sc.get("runAsGroup"), sc.get("runAsNonRoot")
+    if non_root is True and uid is not None and int(uid) == 0:
+        meta = pod["metadata"]
+        raise ConfigError(
+            "CreateContainerConfigError",
+            f"container's runAsUser breaks non-root policy (pod: \"{meta['name']}_{meta['namespace']}"
+            f'({meta["uid"]})", container: {container["name"]})',
+        )
+    if uid is None and non_root is False:
+        uid = 0  # runAsNonRoot: false asks for the image's user, which is root here
+    groups = [int(g) for g in pod_sc.get("supplementalGroups") or []]
+    if pod_sc.get("fsGroup") is not None:
+        groups.append(int(pod_sc["fsGroup"]))
+    return (
+        None if uid is None else int(uid),
+        None if gid is None else int(gid),
+        tuple(dict.fromkeys(groups)),
+    )
 
 
 def _first_container_port(container: Object) -> int | None:

@@ -149,7 +149,8 @@ class PodSyncer:
             name=meta["name"],
             namespace=meta["namespace"],
             attempt=attempt,
-            hostname=meta["name"],
+            hostname=pod_hostname(pod),
+            share_process_namespace=bool(pod.get("spec", {}).get("shareProcessNamespace")),
             log_directory=self.environment.log_directory(pod),
         )
         try:
@@ -227,3 +228,10 @@ def _duration(seconds: float) -> str:
     """Go's duration format for whole seconds and minutes: 10s, 1m20s, 5m0s."""
     whole = int(seconds)
     return f"{whole // 60}m{whole % 60}s" if whole >= 60 else f"{whole}s"
+
+
+def pod_hostname(pod: Object) -> str:
+    """The pod's hostname (upstream ``GeneratePodHostNameAndDomain``): ``spec.hostname`` or the
+    pod's name, cut to 63 characters without a trailing ``-`` or ``.``."""
+    name = str(pod.get("spec", {}).get("hostname") or pod["metadata"]["name"])
+    return name[:63].rstrip("-.") if len(name) > 63 else name

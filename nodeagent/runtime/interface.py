@@ -90,6 +90,7 @@ class PodSandboxConfig:
     hostname: str = ""
     log_directory: str = ""  # where the containers' log files go
     labels: Mapping[str, str] = field(default_factory=dict)
+    share_process_namespace: bool = False  # one PID namespace for all the pod's containers
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,14 @@ class ContainerConfig:
     stdin: bool = False  # keep the container's stdin open for ``attach`` (else /dev/null)
     stdin_once: bool = False  # close it when the first attach session that used it ends
     tty: bool = False  # run the container on a terminal (stdin, stdout and stderr)
+    # securityContext (the container's over the pod's): None lets the runtime choose (the
+    # process runtime: a non-root user); supplemental_groups include the pod's fsGroup
+    run_as_user: int | None = None
+    run_as_group: int | None = None
+    supplemental_groups: Sequence[int] = ()
+    # CRI NamespaceMode TARGET (``kubectl debug --target``): run in the PID namespace (and, in
+    # the process runtime, the UTS and IPC namespaces) of this running container of the sandbox
+    target_container_id: str = ""
 
 
 @dataclass(frozen=True)

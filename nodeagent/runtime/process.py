@@ -1,16 +1,22 @@
 """The ``process`` runtime: every container is a real OS process.
 
 Each container's first process is the container init (``namespaces.py``): it runs in its own
-process group (a new session), builds the container's filesystem view when it has mounts (a
-mount namespace per container, in a user namespace when not root; nothing is created on host
-paths), sets ``RLIMIT_AS`` to the memory limit, changes to the working directory and execs the
-argv with exactly ``ContainerConfig.env``. stdout/stderr are read by asyncio tasks and written
+process group (a new session), creates the container's namespaces (mount, UTS, IPC, PID; in a
+user namespace when not root) and its root (the node's files read-only, private scratch,
+volumes; nothing is created on host paths), runs the command as the container's user (PID 2,
+under the container's PID 1), with ``RLIMIT_AS`` at the memory limit, in the working directory
+and with exactly ``ContainerConfig.env`` (plus ``HOSTNAME``). See "Isolation" in
+``nodeagent/README.md``. stdout/stderr are read by asyncio tasks and written
 to ``log_path`` in the CRI format (rotated) and to attached sessions (``containerio``): a
 container created with ``stdin`` keeps a stdin pipe, one with ``tty`` runs on a pseudo-terminal.
-Commands run inside containers through ``nsexec``. When the first process exits, the rest of its
-process group is killed (as a PID namespace would) and the container is EXITED.
+Commands run inside containers through ``nsexec``. When the command exits, the container's PID 1
+exits (the kernel kills the rest of its PID namespace), the rest of its process group is
+killed too (the same where the kernel refuses PID namespaces) and the container is EXITED.
+A pod's UTS and IPC namespaces (and its PID namespace with ``shareProcessNamespace``) are held
+by a ``Pause`` which its containers join; a container with ``target_container_id`` joins its
+target's instead.
 
-Memory limits: cgroup v2 is not used (this runtime only sets ``RLIMIT_AS``), so the kernel
+Memory limits: cgroups are not used (this runtime only sets ``RLIMIT_AS``), so the kernel
 does not kill on the limit; allocations fail instead. A container with a memory limit that
 exits non-zero is reported ``OOMKilled`` when its last stderr output mentions an allocation
 failure (``MemoryError``, ``Cannot allocate memory``, ``out of memory``, ``bad_alloc``) or it was
@@ -26,8 +32,11 @@ process mechanics (init spec, spawn, watch, exit reason, stop) are ``ProcessCont
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import shutil
+import sys
 import tempfile
 import time
 import uuid
@@ -35,7 +44,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from nodeagent import logs
-from nodeagent.runtime import procfs
+from nodeagent.runtime import namespaces, procfs
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
@@ -54,12 +63,43 @@ from nodeagent.runtime.interface import (
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
 from nodeagent.runtime.portdial import dial_pod
-from nodeagent.runtime.processcontainer import ProcessContainer, validate_config
+from nodeagent.runtime.processcontainer import (
+    Isolation,
+    Join,
+    Pause,
+    ProcessContainer,
+    container_user,
+    pod_namespaces,
+    validate_config,
+)
 from nodeagent.runtime.sandboxes import Sandboxes
 
 __all__ = ["VERSION", "ProcessRuntime", "validate_config"]
 
 VERSION = "0.1.0"
+
+log = logging.getLogger("nodeagent")
+
+MISSING_NAMESPACE = {
+    "mnt": "containers share the node's file system read-write and volumes cannot be mounted",
+    "uts": "containers see the node's hostname",
+    "ipc": "containers share the node's System V IPC",
+    "pid": "containers see and may signal the node's processes",
+}
+
+
+async def probe_namespaces(userns: bool) -> list[str]:
+    """The namespace kinds the container init can create here (``namespaces.py --probe``)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-I", namespaces.__file__, "--probe", "1" if userns else "0",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    stdout, _ = await proc.communicate()
+    try:
+        kinds = json.loads(stdout)
+    except ValueError:
+        return []
+    return [str(k) for k in kinds]
 
 
 class ProcessRuntime:
@@ -74,9 +114,16 @@ class ProcessRuntime:
         userns: bool | None = None,
         log_max_size: int = logs.MAX_SIZE,
         log_max_files: int = logs.MAX_FILES,
+        hidden: Sequence[str] = (),
     ) -> None:
+        """``hidden``: host directories every container sees empty (the agent passes the
+        cluster's data directory: the store, keys and every pod's volumes live there)."""
         self.state_dir = state_dir or tempfile.mkdtemp(prefix="nodeagent-process-")
         self.userns = os.geteuid() != 0 if userns is None else userns
+        self._isolation: Isolation | None = None
+        self._hidden = tuple(hidden)
+        self._hostnames: dict[str, str] = {}  # sandbox id -> the pod's hostname
+        self._pauses: dict[str, Pause] = {}  # sandbox id -> its shared namespaces
         self._sandboxes = Sandboxes(pod_cidr)
         self._log_limits = (log_max_size, log_max_files)
         self._containers: dict[str, ProcessContainer] = {}
@@ -88,12 +135,44 @@ class ProcessRuntime:
     # sandboxes
 
     async def run_pod_sandbox(self, config: PodSandboxConfig) -> str:
-        return self._sandboxes.run(config, time.time())
+        hostname = config.hostname or config.name
+        isolation = await self.isolation()
+        kinds = pod_namespaces(isolation, config.share_process_namespace)
+        pause = await Pause.start(isolation, hostname, kinds) if kinds else None
+        try:
+            sandbox_id = self._sandboxes.run(config, time.time())
+        except RuntimeError_:
+            if pause is not None:
+                await pause.stop()
+            raise
+        self._hostnames[sandbox_id] = hostname
+        if pause is not None:
+            self._pauses[sandbox_id] = pause
+        shm = self._shm(sandbox_id)
+        os.makedirs(shm)
+        os.chmod(shm, 0o1777)  # the pod's /dev/shm, shared by its containers
+        return sandbox_id
+
+    def _shm(self, sandbox_id: str) -> str:
+        return os.path.join(self.state_dir, "sandboxes", sandbox_id, "shm")
+
+    async def isolation(self) -> Isolation:
+        """The namespaces this kernel lets the runtime create (probed once; each refused kind
+        is logged once, with what it means for the containers)."""
+        if self._isolation is None:
+            kinds = await probe_namespaces(self.userns)
+            for kind, meaning in MISSING_NAMESPACE.items():
+                if kind not in kinds:
+                    log.warning("process runtime: the kernel refuses %s namespaces: %s", kind, meaning)
+            self._isolation = Isolation(tuple(kinds), self.userns, self._hidden)
+        return self._isolation
 
     async def stop_pod_sandbox(self, sandbox_id: str) -> None:
         if self._sandboxes.get(sandbox_id) is None:
             return
         await asyncio.gather(*(self.stop_container(cid, 0) for cid in self._in_sandbox(sandbox_id)))
+        if (pause := self._pauses.pop(sandbox_id, None)) is not None:
+            await pause.stop()
         self._sandboxes.stopped(sandbox_id)
 
     async def remove_pod_sandbox(self, sandbox_id: str) -> None:
@@ -103,6 +182,8 @@ class ProcessRuntime:
         for cid in self._in_sandbox(sandbox_id):
             await self.remove_container(cid)
         self._sandboxes.removed(sandbox_id)
+        self._hostnames.pop(sandbox_id, None)
+        await asyncio.to_thread(shutil.rmtree, os.path.dirname(self._shm(sandbox_id)), True)
 
     async def list_pod_sandboxes(self) -> list[PodSandboxStatus]:
         return self._sandboxes.list()
@@ -120,17 +201,44 @@ class ProcessRuntime:
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,
             time.time(), log_path=config.log_path, labels=dict(config.labels),
         )  # fmt: skip
-        self._containers[cid] = ProcessContainer(
-            status, config, os.path.join(self.state_dir, "containers", cid)
-        )
+        scratch = os.path.join(self.state_dir, "containers", cid)
+        self._containers[cid] = ProcessContainer(status, config, scratch, self._hostnames.get(sandbox_id, ""))
         return cid
 
     async def start_container(self, container_id: str) -> None:
         c = self._get(container_id)
         if c.status.state is not ContainerState.CREATED:
             raise StartContainerError(f"container {container_id} is {c.status.state.value}, not created")
-        await c.start(self.userns)
+        isolation = await self.isolation()
+        try:
+            join = self._join(c, isolation)
+        except StartContainerError as err:
+            c.failed_to_start(str(err))
+            raise
+        await c.start(isolation, join, self._shm(c.status.sandbox_id))
         self._spawn(c.watch(self._log_limits))
+
+    def _join(self, c: ProcessContainer, isolation: Isolation) -> Join | None:
+        """The namespaces ``c`` joins: its target container's PID, UTS and IPC (``kubectl
+        debug --target``), else its pod's (``pod_namespaces``), else none."""
+        target_id = c.config.target_container_id
+        if target_id:
+            target = self._containers.get(target_id)
+            if target is None or target.status.state is not ContainerState.RUNNING:
+                raise StartContainerError(f"target container {target_id} is not running")
+            if target.status.sandbox_id != c.status.sandbox_id:
+                raise StartContainerError(f"target container {target_id} is not in the same pod")
+            kinds = [k for k in ("uts", "ipc", "pid") if k in isolation.namespaces]
+            return Join(target.init_pid, ("user", *kinds) if isolation.userns else tuple(kinds))
+        pause = self._pauses.get(c.status.sandbox_id)
+        return Join(pause.init_pid, pause.kinds) if pause is not None else None
+
+    def namespace_pid(self, container_id: str) -> int:
+        """The host pid whose ``/proc/<pid>/ns/*`` are the running container's namespaces."""
+        c = self._get(container_id)
+        if c.status.state is not ContainerState.RUNNING:
+            raise RuntimeError_(f"container {container_id} is not running")
+        return c.init_pid
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -186,7 +294,9 @@ class ProcessRuntime:
         c = self._get(container_id)
         if c.process is None or c.status.state is not ContainerState.RUNNING:
             raise RuntimeError_(f"container {container_id} is not running")
-        return ExecTarget(c.process.pid, c.config, self.userns)
+        assert self._isolation is not None
+        user = container_user(c.config, self.userns)
+        return ExecTarget(c.init_pid, c.config, self._isolation, user, c.hostname)
 
     async def port_forward(
         self, sandbox_id: str, port: int
@@ -202,7 +312,8 @@ class ProcessRuntime:
             for c in self._containers.values()
             if c.process is not None and c.status.state is ContainerState.RUNNING
         }
-        usage = await asyncio.to_thread(procfs.usage_by_process_group, set(running))
+        inits = frozenset(pid for c in running.values() for pid in c.init_pids())
+        usage = await asyncio.to_thread(procfs.usage_by_process_group, set(running), inits)
         now = time.time()
         return [
             ContainerStats(c.status.id, usage[pid].cpu_nanoseconds, usage[pid].rss_bytes, now)
@@ -216,3 +327,4 @@ class ProcessRuntime:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.to_thread(shutil.rmtree, os.path.join(self.state_dir, "containers"), True)
+        await asyncio.to_thread(shutil.rmtree, os.path.join(self.state_dir, "sandboxes"), True)

@@ -25,12 +25,13 @@ def _stat_fields(pid: str) -> list[str] | None:
     return data[data.rfind(")") + 2 :].split()
 
 
-def usage_by_process_group(pgids: set[int]) -> dict[int, GroupUsage]:
-    """CPU (ticks to nanoseconds) and resident memory summed over each group's processes."""
+def usage_by_process_group(pgids: set[int], exclude: frozenset[int] = frozenset()) -> dict[int, GroupUsage]:
+    """CPU (ticks to nanoseconds) and resident memory summed over each group's processes but
+    those in ``exclude`` (the runtime's own: a container's init)."""
     cpu: dict[int, int] = dict.fromkeys(pgids, 0)
     rss: dict[int, int] = dict.fromkeys(pgids, 0)
     for pid in os.listdir("/proc"):
-        if not pid.isdigit():
+        if not pid.isdigit() or int(pid) in exclude:
             continue
         fields = _stat_fields(pid)
         # fields[0] is field 3 (state): pgrp is field 5, utime 14, stime 15, rss 24

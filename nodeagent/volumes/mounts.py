@@ -43,8 +43,16 @@ def _sub_path_mount(volume_path: Path, sub_path: str, mount: Mapping[str, Any], 
         raise CreateContainerConfigError(f"unable to provision SubPath `{sub_path}`: must not contain '..'")
     host_path = volume_path / sub_path
     if not os.path.lexists(host_path):
+        mode = volume_path.stat().st_mode & 0o7777
+        parts = Path(sub_path).parts
+        steps = [volume_path.joinpath(*parts[:depth]) for depth in range(1, len(parts) + 1)]
+        missing = [step for step in steps if not os.path.lexists(step)]
         try:
-            host_path.mkdir(mode=volume_path.stat().st_mode & 0o7777, parents=True)
+            host_path.mkdir(mode=mode, parents=True)
+            # exactly the volume's mode, as upstream (mkdir applies the umask): a container
+            # that is not root may then write a subPath of an emptyDir
+            for created in missing:
+                os.chmod(created, mode)
         except OSError as err:
             message = f'for volumeMount "{mount["name"]}" of container "{container}"'
             raise CreateContainerConfigError(f"failed to create subPath directory {message}") from err

@@ -398,6 +398,8 @@ async def test_make_mounts(manager: VolumeManager, tmp_path: Path) -> None:
         Mount(str(scratch / "web"), "/per-pod", False),
     ]
     assert (scratch / "logs" / "app").is_dir() and (scratch / "web").is_dir()
+    # subPath directories of an emptyDir are 0777 like it, whatever the umask (non-root users)
+    assert {(scratch / d).stat().st_mode & 0o777 for d in ("logs", "logs/app", "web")} == {0o777}
     assert Path(data_file).read_text() == "x=1" and ".." in Path(data_file).parent.name
 
 

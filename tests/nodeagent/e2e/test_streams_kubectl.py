@@ -42,6 +42,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         tmp_path_factory.mktemp("streams"), free_port(), flags=["--nodes", "1", "--fake-nodes", "1"]
     )
     running.wait_ready()
+    # pods need the namespace's default service account, which a controller creates
+    eventually(lambda: run(running, "get", "serviceaccount", "default").returncode == 0, "the default SA")
     run_pod(cluster=running, name="box", spec={"containers": [{"name": "c", "image": "busybox", **SLEEP}]})
     volume = {"name": "scratch", "emptyDir": {}}
     mounted = {
@@ -216,13 +218,13 @@ def test_attach_forwards_stdin_to_the_container(cluster: Cluster, version: str) 
 
 
 @pytest.mark.parametrize("version", ["", "1.27"])
-def test_attach_ends_with_the_containers_exit_code(cluster: Cluster, version: str, tmp_path: Path) -> None:
-    name, marker = f"exits-{version.replace('.', '') or 'latest'}", tmp_path / "go"
-    script = f"while [ ! -e {marker} ]; do echo waiting; sleep 0.2; done; echo bye; exit 5"
+def test_attach_ends_with_the_containers_exit_code(cluster: Cluster, version: str) -> None:
+    name = f"exits-{version.replace('.', '') or 'latest'}"
+    script = "while [ ! -e /tmp/go ]; do echo waiting; sleep 0.2; done; echo bye; exit 5"
     run_container(cluster, name, script)
     process = attaching(cluster, name, binary=kubectl_binary(version))
     read_until(process, lambda out: b"waiting" in out)
-    marker.touch()
+    ok(cluster, "exec", name, "--", "touch", "/tmp/go")  # the container's /tmp is its own
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 5, stderr
     assert b"bye\n" in stdout

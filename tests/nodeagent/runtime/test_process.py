@@ -50,6 +50,7 @@ def volumes(tmp_path: Path) -> list[Mount]:
     (tmp_path / "config" / "app.conf").write_text("color=blue\n")
     (tmp_path / "token").write_text("s3cret")
     (tmp_path / "scratch").mkdir()
+    (tmp_path / "scratch").chmod(0o777)  # as an emptyDir is: the container runs as nobody
     return [
         Mount(str(tmp_path / "config"), "/etc/minikube-py-test/config", read_only=True),
         Mount(str(tmp_path / "token"), "/var/run/minikube-py-test/token", read_only=True),
@@ -95,16 +96,29 @@ async def test_exec_sync_sees_the_mounts_env_and_working_dir(runtime: ProcessRun
 
 async def test_stop_kills_the_whole_process_group(runtime: ProcessRuntime, tmp_path: Path) -> None:
     log = str(tmp_path / "0.log")
-    cid, _ = await run(
-        runtime, ContainerConfig("c", "busybox", ["sh", "-c", "sleep 300 & echo $!; wait"], log_path=log)
-    )
+    seconds = str(300 + os.getpid() % 1000)  # `sleep <seconds>` is this test's grandchild
+    script = f"sleep {seconds} & echo $!; wait"
+    cid, _ = await run(runtime, ContainerConfig("c", "busybox", ["sh", "-c", script], log_path=log))
     while not logs.read_log(log):
         await asyncio.sleep(0.02)
-    grandchild = int(logs.read_log(log))
+    [grandchild] = host_pids(["sleep", seconds])
     assert alive(grandchild)
     await runtime.stop_container(cid, 2)
     await asyncio.sleep(0.2)
     assert not alive(grandchild)
+
+
+def host_pids(argv: list[str]) -> list[int]:
+    """The node's processes running ``argv`` (a container's pids are its own namespace's)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().split(b"\0")[:-1] == [a.encode() for a in argv] and alive(int(pid)):
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
 
 
 def alive(pid: int) -> bool:
@@ -169,6 +183,27 @@ NON_ROOT = textwrap.dedent(
         script = "id -u; cat /etc/minikube-py-test/f; touch /etc/minikube-py-test/f"
         r = await rt.exec_sync(cid, ["sh", "-c", script], 5)
         print(r.stdout.decode(), r.exit_code, os.path.exists("/etc/minikube-py-test"))
+        # the node's files (this one is the agent's own: it could write it), processes, hostname
+        script = (
+            f"echo changed > {tmp}/precious || echo read-only; echo x > /tmp/x && echo private-tmp;"
+            f" hostname; ls /proc | grep -c '^[0-9]'; kill -0 {os.getpid()} || echo unreachable"
+        )
+        r = await rt.exec_sync(cid, ["sh", "-c", script], 5)
+        print(r.stdout.decode())
+        root = ContainerConfig("c", "b", ["sleep", "30"], run_as_user=0)
+        cid = await rt.create_container(sid, root)
+        await rt.start_container(cid)
+        script = f"id -u; echo changed > {tmp}/precious || echo read-only"
+        r = await rt.exec_sync(cid, ["sh", "-c", script], 5)
+        print(r.stdout.decode())
+        # shareProcessNamespace: the pod's user, UTS, IPC and PID namespaces, joined
+        pod = PodSandboxConfig("u2", "shared", "default", share_process_namespace=True)
+        shared = await rt.run_pod_sandbox(pod)
+        for name, seconds in (("a", "31"), ("b", "32")):
+            cid = await rt.create_container(shared, ContainerConfig(name, "b", ["sleep", seconds]))
+            await rt.start_container(cid)
+        r = await rt.exec_sync(cid, ["sh", "-c", "hostname; ps -e -o args= | grep -c '^sleep 3'"], 5)
+        print(r.stdout.decode())
         await rt.close()
     asyncio.run(main(sys.argv[1]))
     """
@@ -179,11 +214,14 @@ def test_non_root_uses_a_user_namespace() -> None:
     python = "/usr/bin/python3"
     if os.geteuid() != 0 or not shutil.which("setpriv") or not os.path.exists(python):
         pytest.skip("needs root (to switch to nobody), setpriv and a system python3 readable by nobody")
-    tmp = tempfile.mkdtemp(prefix="nodeagent-nonroot-")
+    # outside /tmp (a container's /tmp is its own), so the container would see the files
+    tmp = tempfile.mkdtemp(prefix=".nodeagent-nonroot-", dir=Path(__file__).parents[3])
     try:
         os.chmod(tmp, 0o777)
         os.mkdir(f"{tmp}/vol")
         Path(f"{tmp}/vol/f").write_text("from-volume\n")
+        Path(f"{tmp}/precious").write_text("keep me\n")
+        os.chown(f"{tmp}/precious", 65534, 65534)
         probe = subprocess.run(
             [
                 "setpriv",
@@ -204,6 +242,12 @@ def test_non_root_uses_a_user_namespace() -> None:
             capture_output=True, env={"PYTHONPATH": str(Path(__file__).parents[3])}, timeout=60,
         )  # fmt: skip
         assert result.returncode == 0, result.stderr.decode()
-        assert result.stdout.decode().split() == ["65534", "from-volume", "1", "False"]
+        assert result.stdout.decode().split() == [
+            "65534", "from-volume", "1", "False",
+            "read-only", "private-tmp", "web", "5", "unreachable",  # init, sleep, sh, ls, grep
+            "0", "read-only",
+            "shared", "2",
+        ]  # fmt: skip
+        assert Path(f"{tmp}/precious").read_text() == "keep me\n"
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
