@@ -31,7 +31,7 @@ from nodeagent.node.containerlogs import PodLogTarget
 from nodeagent.node.heartbeats import NodeHeartbeats
 from nodeagent.node.nodeinfo import NodeConfig, fake_node_config, process_node_config
 from nodeagent.node.server import AgentServer, agent_app
-from nodeagent.node.streams.target import stream_lookup
+from nodeagent.node.streams.target import STATUS_KEYS, stream_lookup
 from nodeagent.node.tls import ensure_serving_certificate
 from nodeagent.pod.containerconfig import ContainerEnvironment
 from nodeagent.pod.mirror import CONFIG_HASH, CONFIG_MIRROR
@@ -192,7 +192,7 @@ def log_lookup(
         if node_dir is None:
             return None
         meta, status = pod["metadata"], pod.get("status") or {}
-        statuses = (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
+        statuses = [s for key in STATUS_KEYS for s in status.get(key) or []]
         # a mirror pod's containers are its static pod's, whose uid is the config hash
         annotations = meta.get("annotations") or {}
         uid = annotations.get(CONFIG_HASH, meta["uid"]) if CONFIG_MIRROR in annotations else meta["uid"]

@@ -16,6 +16,7 @@ sync logic is tested with the fake runtime and a stub environment.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -123,6 +124,9 @@ class PodSyncer:
         )
         for container in to_start:
             await self._start_container(pod, container, status, sandbox_id, ip, result)
+        for container in actions.ephemeral_containers_to_start:
+            if not actions.kill_pod:
+                await self._start_container(pod, container, status, sandbox_id, ip, result)
         return result
 
     async def kill_pod(self, pod: Object, status: PodRuntimeStatus, *, grace: float) -> None:
@@ -214,6 +218,11 @@ class PodSyncer:
             self.recorder.event(pod, "Warning", "Failed", f"Error: {err}")
             result.requeue_after = min(result.requeue_after or 2.0, 2.0)
             return
+        if target := container.get("targetContainerName"):
+            # CRI: the ephemeral container joins the target's PID namespace, if it runs
+            running = status.latest(str(target))
+            if running is not None and running.state is ContainerState.RUNNING:
+                config = dataclasses.replace(config, pid_target=running.id)
         image = container.get("image", "")
         self.recorder.event(pod, "Normal", "Pulled", f'Container image "{image}" already present on machine')
         try:

@@ -126,6 +126,9 @@ class ContainerConfig:
     stdin: bool = False  # keep the container's stdin open for ``attach`` (else /dev/null)
     stdin_once: bool = False  # close it when the first attach session that used it ends
     tty: bool = False  # run the container on a terminal (stdin, stdout and stderr)
+    # CRI's NamespaceOption pid=TARGET: the id of a container of the same sandbox whose PID
+    # namespace this one joins (an ephemeral container's targetContainerName); "" for its own
+    pid_target: str = ""
 
 
 @dataclass(frozen=True)
@@ -273,3 +276,17 @@ class ContainerRuntime(Protocol):
     async def close(self) -> None:
         """Stop every container and release everything (the agent is shutting down)."""
         ...
+
+
+def check_pid_target(
+    config: ContainerConfig, sandbox_id: str, containers: Mapping[str, ContainerStatus]
+) -> None:
+    """``CreateContainerError`` unless ``config.pid_target`` (if set) is a running container of
+    the same sandbox (``containers``: the runtime's, by id)."""
+    if not config.pid_target:
+        return
+    target = containers.get(config.pid_target)
+    if target is None or target.sandbox_id != sandbox_id or target.state is not ContainerState.RUNNING:
+        raise CreateContainerError(
+            f"container {config.name}: target container {config.pid_target} is not running in its pod"
+        )

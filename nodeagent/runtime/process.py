@@ -48,6 +48,7 @@ from nodeagent.runtime.interface import (
     PodSandboxStatus,
     RuntimeError_,
     StartContainerError,
+    check_pid_target,
 )
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
@@ -112,6 +113,7 @@ class ProcessRuntime:
     async def create_container(self, sandbox_id: str, config: ContainerConfig) -> str:
         self._sandboxes.ready(sandbox_id)
         validate_config(config)
+        check_pid_target(config, sandbox_id, {cid: c.status for cid, c in self._containers.items()})
         cid = uuid.uuid4().hex
         status = ContainerStatus(
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,
