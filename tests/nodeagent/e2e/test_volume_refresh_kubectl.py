@@ -21,10 +21,14 @@ REFRESH_WITHIN = 15.0  # the default refresh delay (1 s) plus one sync, with roo
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     running = start_up(tmp_path_factory.mktemp("refresh"), free_port(), flags=["--nodes", "1"])
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    try:
+        running.wait_ready()
+        # pods need the namespace's default service account (its controller makes it)
+        eventually(lambda: kubectl(running, "get", "serviceaccount", "default").returncode == 0, "default SA")
+        yield running
+    finally:
+        if running.process.poll() is None:
+            running.stop()
 
 
 def read(cluster: Cluster, pod: str, path: str) -> str:
