@@ -222,7 +222,7 @@ class PodSyncer:
             # CRI: the ephemeral container joins the target's PID namespace, if it runs
             running = status.latest(str(target))
             if running is not None and running.state is ContainerState.RUNNING:
-                config = dataclasses.replace(config, pid_target=running.id)
+                config = dataclasses.replace(config, target_container_id=running.id)
         image = container.get("image", "")
         self.recorder.event(pod, "Normal", "Pulled", f'Container image "{image}" already present on machine')
         try:

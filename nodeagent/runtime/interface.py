@@ -126,9 +126,9 @@ class ContainerConfig:
     stdin: bool = False  # keep the container's stdin open for ``attach`` (else /dev/null)
     stdin_once: bool = False  # close it when the first attach session that used it ends
     tty: bool = False  # run the container on a terminal (stdin, stdout and stderr)
-    # CRI's NamespaceOption pid=TARGET: the id of a container of the same sandbox whose PID
-    # namespace this one joins (an ephemeral container's targetContainerName); "" for its own
-    pid_target: str = ""
+    # CRI NamespaceMode TARGET (``kubectl debug --target``): run in the PID namespace (and, in
+    # the process runtime, the UTS and IPC namespaces) of this running container of the sandbox
+    target_container_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -278,15 +278,13 @@ class ContainerRuntime(Protocol):
         ...
 
 
-def check_pid_target(
+def check_target_container(
     config: ContainerConfig, sandbox_id: str, containers: Mapping[str, ContainerStatus]
 ) -> None:
-    """``CreateContainerError`` unless ``config.pid_target`` (if set) is a running container of
-    the same sandbox (``containers``: the runtime's, by id)."""
-    if not config.pid_target:
+    """``CreateContainerError`` unless ``config.target_container_id`` (if set) is a running
+    container of the same sandbox (``containers``: the runtime's, by id)."""
+    if not config.target_container_id:
         return
-    target = containers.get(config.pid_target)
+    target = containers.get(config.target_container_id)
     if target is None or target.sandbox_id != sandbox_id or target.state is not ContainerState.RUNNING:
-        raise CreateContainerError(
-            f"container {config.name}: target container {config.pid_target} is not running in its pod"
-        )
+        raise CreateContainerError(f"target container {config.target_container_id} is not running")

@@ -48,7 +48,6 @@ from nodeagent.runtime.interface import (
     PodSandboxStatus,
     RuntimeError_,
     StartContainerError,
-    check_pid_target,
 )
 from nodeagent.runtime.nsexec import ExecTarget, exec_stream, exec_sync
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
@@ -113,7 +112,6 @@ class ProcessRuntime:
     async def create_container(self, sandbox_id: str, config: ContainerConfig) -> str:
         self._sandboxes.ready(sandbox_id)
         validate_config(config)
-        check_pid_target(config, sandbox_id, {cid: c.status for cid, c in self._containers.items()})
         cid = uuid.uuid4().hex
         status = ContainerStatus(
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,

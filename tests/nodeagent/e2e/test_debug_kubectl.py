@@ -130,8 +130,7 @@ def test_kubectl_debug_it_gets_a_terminal(cluster: Cluster) -> None:
 
 
 def test_kubectl_debug_on_a_simulated_node(cluster: Cluster) -> None:
-    out = ok(cluster, "debug", "sim", "--image=busybox", "--target=app", "-c", "probe")
-    assert 'Targeting container "app"' in out or out == "" or "probe" in out
+    ok(cluster, "debug", "sim", "--image=busybox", "--target=app", "-c", "probe")
     running = eventually(
         lambda: ephemeral_status(cluster, "sim", "probe").get("state", {}).get("running"), "probe running"
     )

@@ -70,13 +70,13 @@ def test_ephemeral_container_statuses_are_reported_never_ready() -> None:
     assert {c["type"]: c["status"] for c in status["conditions"]}["Ready"] == "True"
 
 
-async def test_the_runtime_takes_a_pid_target_only_when_it_runs_in_the_same_pod() -> None:
+async def test_the_runtime_takes_a_target_container_id_only_when_it_runs_in_the_same_pod() -> None:
     runtime = FakeRuntime(FakeClock(), start_delay=0, start_jitter=0)
     pod_a = await runtime.run_pod_sandbox(PodSandboxConfig("uid-a", "a", "default"))
     pod_b = await runtime.run_pod_sandbox(PodSandboxConfig("uid-b", "b", "default"))
     target = await runtime.create_container(pod_a, ContainerConfig("app", "busybox", ["sleep"]))
-    debugger = ContainerConfig("dbg", "busybox", ["sh"], stdin=True, pid_target=target)
-    with pytest.raises(CreateContainerError, match="is not running in its pod"):
+    debugger = ContainerConfig("dbg", "busybox", ["sh"], stdin=True, target_container_id=target)
+    with pytest.raises(CreateContainerError, match="is not running"):
         await runtime.create_container(pod_a, debugger)  # created, not running yet
     await runtime.start_container(target)
     with pytest.raises(CreateContainerError):
