@@ -5,12 +5,13 @@ item 11), through ``up --nodes 1`` and real kubectl: the files a container reads
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from tests.cluster import Cluster, eventually, free_port, kubectl, start_up
+from tests.cluster import KUBECTL, Cluster, eventually, free_port, kubectl, start_up
 from tests.cluster import kubectl_json as get
 from tests.cluster import kubectl_ok as ok
 
@@ -109,6 +110,15 @@ def test_configmap_secret_and_downward_api_files_follow_their_sources(cluster: C
         "the downwardAPI volume to show the new label",
         timeout=REFRESH_WITHIN,
     )
+    # the agent reads them as upstream's kubelet does: one object at a time, by name
+    node = ["--kubeconfig", str(cluster.data_dir / "node-node-1.kubeconfig")]
+    one = subprocess.run(
+        [KUBECTL, *node, "get", "configmaps", "--field-selector=metadata.name=settings", "-o", "name"],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert (one.returncode, one.stdout) == (0, "configmap/settings\n"), one.stderr
+    every = subprocess.run([KUBECTL, *node, "get", "configmaps"], capture_output=True, text=True, timeout=30)
+    assert every.returncode != 0 and "forbidden" in every.stderr, every.stderr
     # no warning on the way: every refresh succeeded
     events = get(cluster, "events", "--field-selector", "involvedObject.name=reader")["items"]
     assert not [e for e in events if e["reason"] == "FailedMount"], events
