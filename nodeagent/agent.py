@@ -31,7 +31,7 @@ from nodeagent.node.containerlogs import PodLogTarget
 from nodeagent.node.heartbeats import NodeHeartbeats
 from nodeagent.node.nodeinfo import NodeConfig, fake_node_config, process_node_config
 from nodeagent.node.server import AgentServer, agent_app
-from nodeagent.node.streams.target import stream_lookup
+from nodeagent.node.streams.target import STATUS_KEYS, stream_lookup
 from nodeagent.node.tls import ensure_serving_certificate
 from nodeagent.pod.containerconfig import ContainerEnvironment
 from nodeagent.pod.mirror import CONFIG_HASH, CONFIG_MIRROR
@@ -44,6 +44,7 @@ from nodeagent.runtime.process import ProcessRuntime
 from nodeagent.stats.endpoint import summary_lookup
 from nodeagent.stats.summary import SummaryProvider
 from nodeagent.volumes import VolumeManager
+from nodeagent.volumes.sourcewatch import DEFAULT_REFRESH_DELAY, SourceWatches
 
 log = logging.getLogger("nodeagent")
 USER_AGENT = "kubelet/minikube-py"
@@ -73,6 +74,8 @@ class AgentOptions:
     host: str = "127.0.0.1"
     pod_cidr: str = DEFAULT_POD_CIDR  # where this node's pod IPs come from
     eviction_hard: str = DEFAULT_EVICTION_HARD  # the eviction manager's hard thresholds
+    # seconds from a change of a mounted ConfigMap or Secret to the refresh of its pods' files
+    volume_refresh_delay: float = DEFAULT_REFRESH_DELAY
 
 
 def process_pod_cidr(index: int) -> str:
@@ -124,7 +127,8 @@ async def run_node_agent(
         node = dataclasses.replace(node, address=options.host)
         heartbeats = NodeHeartbeats(clock=clock)
         recorder = EventRecorder(client, "kubelet", clock=clock, host=options.node_name)
-        manager = pod_manager(client, node, root, runtime, recorder, clock, services)
+        sources = SourceWatches(client, clock=clock, refresh_delay=options.volume_refresh_delay)
+        manager = pod_manager(client, node, root, runtime, recorder, clock, services, sources)
         housekeeping = node_housekeeping(node, manager, recorder, clock, root, options.eviction_hard)
         summaries[node.name] = housekeeping.summaries
         heartbeats.add(client, node, signals=housekeeping.eviction.signals)
@@ -137,6 +141,7 @@ async def run_node_agent(
             tasks.create_task(recorder.run())
             factory.start(tasks)
             tasks.create_task(manager.run())
+            tasks.create_task(sources.run())
             tasks.create_task(static_pods.run())
             tasks.create_task(housekeeping.run())
     finally:
@@ -152,9 +157,11 @@ def pod_manager(
     recorder: Recorder,
     clock: Clock,
     services: SharedInformer,
+    sources: SourceWatches | None = None,
 ) -> PodManager:
-    """A node's pod manager, its volumes under ``root``."""
-    volumes = VolumeManager(client, root, node_allocatable=node.allocatable, clock=clock)
+    """A node's pod manager, its volumes under ``root``; with ``sources``, the ConfigMaps and
+    Secrets its volumes show are watched and a change wakes the pods that use them."""
+    volumes = VolumeManager(client, root, node_allocatable=node.allocatable, clock=clock, sources=sources)
     environment = ContainerEnvironment(
         client,
         root,
@@ -164,7 +171,10 @@ def pod_manager(
         services=services.indexer.list,
         simulated=runtime.name == "fake",
     )
-    return PodManager(client, node.name, runtime, environment, recorder, clock, host_ip=node.address)
+    manager = PodManager(client, node.name, runtime, environment, recorder, clock, host_ip=node.address)
+    if sources is not None:
+        sources.notify = manager.workers.wake
+    return manager
 
 
 def log_lookup(
@@ -182,7 +192,7 @@ def log_lookup(
         if node_dir is None:
             return None
         meta, status = pod["metadata"], pod.get("status") or {}
-        statuses = (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
+        statuses = [s for key in STATUS_KEYS for s in status.get(key) or []]
         # a mirror pod's containers are its static pod's, whose uid is the config hash
         annotations = meta.get("annotations") or {}
         uid = annotations.get(CONFIG_HASH, meta["uid"]) if CONFIG_MIRROR in annotations else meta["uid"]

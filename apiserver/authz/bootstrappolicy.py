@@ -183,6 +183,7 @@ EDIT_RULES = [
     rule("impersonate", "", ("serviceaccounts",)),
     rule(WRITE, "", ("pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward")),
     rule("create", "", ("pods/eviction",)),
+    rule(("patch", "update"), "", ("pods/ephemeralcontainers",)),
     rule(
         WRITE,
         "",

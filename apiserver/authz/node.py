@@ -10,7 +10,8 @@ A node may:
 - get the pods bound to it, list/watch pods with ``fieldSelector=spec.nodeName=<node>``,
   create (mirror pods), delete and evict its pods, get/update/patch their status;
 - create, update, patch events;
-- get the secrets, configmaps and persistentvolumeclaims its pods reference, and create tokens
+- get, and list/watch one by one (``metadata.name=<name>``), the secrets, configmaps and
+  persistentvolumeclaims its pods reference (volume refreshes watch them), and create tokens
   for its pods' service accounts;
 - the rest of upstream's node rules: read services, get endpoints, create token and access
   reviews, read runtime classes and CSI drivers.
@@ -111,7 +112,11 @@ class NodeAuthorizer:
         return no_relationship(node)
 
     def _referenced(self, node: str, attrs: Attributes) -> Result:
-        if attrs.verb != "get" or not attrs.name:
+        # upstream's authorizeReadNamespacedObject: get, and list/watch of one object (its
+        # name from a metadata.name field selector), which the agent's per-object watches use
+        if attrs.verb not in READ:
+            return Result(Decision.NO_OPINION, "can only read resources of this type")
+        if not attrs.name:
             return Result(Decision.NO_OPINION, "can only get individual resources of this type")
         return self._related(node, attrs)
 

@@ -18,6 +18,7 @@ from apiserver.admission import warnings as admission_warnings
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
+from apiserver.endpoints.ephemeralcontainers import ephemeral_containers
 from apiserver.endpoints.fieldvalidation import FieldValidation, warning_header
 from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options
@@ -48,6 +49,7 @@ ACTIONS: dict[str, subresources.Handler] = {
     "portforward": podconnect.portforward,
     "finalize": finalize,
     "token": tokenrequest.token_request,
+    "ephemeralcontainers": ephemeral_containers,
 }
 SERVED_SUBRESOURCES = ("status", *ACTIONS)
 

@@ -49,6 +49,7 @@ CORE = [
             Subresource("exec", "PodExecOptions", ("create", "get")),
             Subresource("attach", "PodAttachOptions", ("create", "get")),
             Subresource("portforward", "PodPortForwardOptions", ("create", "get")),
+            Subresource("ephemeralcontainers", "Pod", ("get", "patch", "update")),
         ),
     ),
     ResourceType("", "v1", "Node", "nodes", False, ("no",), subresources=(STATUS,)),

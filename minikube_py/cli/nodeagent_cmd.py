@@ -13,6 +13,7 @@ from minikube_py.gctuning import tune_gc
 from minikube_py.pki import CertKeyPair
 from nodeagent.agent import DEFAULT_PORT, AgentOptions, ServingTLS, run_node_agent
 from nodeagent.eviction.thresholds import DEFAULT_EVICTION_HARD, parse_thresholds
+from nodeagent.volumes.sourcewatch import DEFAULT_REFRESH_DELAY
 
 RUNTIMES = ("process", "fake")
 
@@ -57,6 +58,14 @@ def add_parser(subcommands: Any) -> None:
         metavar="THRESHOLDS",
         help="hard eviction thresholds, as the kubelet's flag (default %(default)s)",
     )
+    parser.add_argument(
+        "--volume-refresh-delay",
+        type=float,
+        default=DEFAULT_REFRESH_DELAY,
+        metavar="SECONDS",
+        help="from a change of a mounted ConfigMap or Secret to the refresh of its pods' files "
+        "(upstream: the sync period, about a minute; default %(default)s)",
+    )
     parser.set_defaults(run=_run)
 
 
@@ -74,6 +83,12 @@ async def _run(args: argparse.Namespace) -> None:
     tls = ServingTLS(CertKeyPair(args.tls_cert_file, args.tls_private_key_file), args.client_ca_file)
     data_dir = args.data_dir.expanduser()
     options = AgentOptions(
-        args.node_name, data_dir, args.runtime, args.port, args.address, eviction_hard=args.eviction_hard
+        args.node_name,
+        data_dir,
+        args.runtime,
+        args.port,
+        args.address,
+        eviction_hard=args.eviction_hard,
+        volume_refresh_delay=max(args.volume_refresh_delay, 0.0),
     )
     await run_node_agent(config, options, tls)

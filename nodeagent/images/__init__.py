@@ -10,6 +10,12 @@ container's env as is and inside its mount namespace):
   sets it to the container's first ``containerPort``), serving ``$NGINX_ROOT`` (default
   ``/usr/share/nginx/html`` when it exists, else a built-in welcome page).
 
+- ``busybox`` and ``alpine`` (any registry, tag or digest): their default command is a shell
+  (``sh``), so here the machine's: ``busybox sh`` when ``busybox`` is on the agent's PATH
+  (its applets, ``ps`` and friends, are then at hand), else ``sh`` (``/bin/sh``). That is what
+  ``kubectl debug -it pod --image=busybox`` attaches to; the shell sees the host's programs
+  (images run without their files).
+
 ``default_command(image)`` returns the argv or None (no built-in: the caller reports a waiting
 reason, since images' entrypoints are not available).
 """
@@ -17,9 +23,11 @@ reason, since images' entrypoints are not available).
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
-BUILT_IN_IMAGES = {"nginx": "nginx.py"}
+BUILT_IN_IMAGES = {"nginx": "nginx.py", "busybox": "", "alpine": ""}  # "": a shell image
+SHELL_IMAGES = ("busybox", "alpine")
 
 
 def image_name(image: str) -> str:
@@ -31,5 +39,8 @@ def image_name(image: str) -> str:
 
 def default_command(image: str) -> list[str] | None:
     """The argv of the built-in image ``image``, or None when there is none."""
-    program = BUILT_IN_IMAGES.get(image_name(image))
+    name = image_name(image)
+    if name in SHELL_IMAGES:
+        return ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
+    program = BUILT_IN_IMAGES.get(name)
     return [sys.executable, "-I", os.path.join(os.path.dirname(__file__), program)] if program else None

@@ -11,6 +11,8 @@ runtime runs and answers, without side effects:
   (Always; OnFailure after a non-zero exit);
 - the running containers to kill: their spec changed (the hash label differs) or their
   liveness probe failed; they restart unless the policy is Never;
+- the ephemeral containers to start: those never started (they run once, even before the
+  init containers are done, and are never restarted);
 - ``kill_pod`` when nothing will run any more (the sandbox is stopped).
 
 Crash-loop backoff is applied by the sync when it starts a container, not here.
@@ -39,6 +41,7 @@ class PodActions:
     next_init_container: Object | None = None
     containers_to_start: list[Object] = field(default_factory=list)
     containers_to_kill: dict[str, str] = field(default_factory=dict)  # container id -> why
+    ephemeral_containers_to_start: list[Object] = field(default_factory=list)
 
 
 def container_hash(container: Object) -> str:
@@ -86,6 +89,11 @@ def compute_pod_actions(
             actions.containers_to_start = list(containers)
         return actions
     actions = PodActions(sandbox_id=ready.id)
+    # as upstream: ephemeral containers start once each (never restarted), even before the
+    # init containers are done, and never keep a pod running on their own
+    for ephemeral in spec.get("ephemeralContainers") or []:
+        if status.latest(ephemeral["name"]) is None:
+            actions.ephemeral_containers_to_start.append(ephemeral)
     if init_containers and not _initialized(pod, status, init_containers, actions):
         return actions
     keep = 0

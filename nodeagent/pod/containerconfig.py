@@ -86,6 +86,14 @@ class ContainerEnvironment:
         except VolumeSetupError as err:
             raise VolumeError(str(err)) from err
 
+    async def refresh_pod(self, pod: Object) -> None:
+        if self.simulated:
+            return
+        try:
+            await self.volumes.refresh_pod_volumes(pod)
+        except VolumeSetupError as err:
+            raise VolumeError(str(err)) from err
+
     def log_directory(self, pod: Object) -> str:
         meta = pod["metadata"]
         return str(self.root / "logs" / f"{meta['namespace']}_{meta['name']}_{meta['uid']}")

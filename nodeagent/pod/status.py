@@ -11,8 +11,9 @@ node's IP give the ``status`` to write:
 - ``conditions``: PodReadyToStartContainers, Initialized, ContainersReady, Ready, PodScheduled
   (the scheduler's is kept; True when missing), with upstream's reasons and messages, each keeping its
   ``lastTransitionTime`` while its status does not change;
-- ``initContainerStatuses``/``containerStatuses``: state, lastState, ready, started,
-  restartCount, containerID (``<runtime>://<id>``);
+- ``initContainerStatuses``/``containerStatuses``/``ephemeralContainerStatuses``: state,
+  lastState, ready (never for ephemeral containers), started, restartCount, containerID
+  (``<runtime>://<id>``);
 - ``podIP``/``podIPs``, ``hostIP``/``hostIPs``, ``startTime`` (kept once set), ``qosClass`` (the
   apiserver's, kept).
 """
@@ -71,6 +72,12 @@ def generate_pod_status(
     if init_statuses:
         status["initContainerStatuses"] = init_statuses
     status["containerStatuses"] = statuses
+    ephemeral = [
+        _container_status(c, runtime, runtime_name, waiting, (), None, "ContainerCreating")
+        for c in spec.get("ephemeralContainers") or []
+    ]
+    if ephemeral:  # never ready; not part of the phase or the conditions
+        status["ephemeralContainerStatuses"] = ephemeral
     return status
 
 

@@ -1,11 +1,12 @@
 """Sync one pod: carry out ``compute_pod_actions`` against the runtime (upstream ``SyncPod``).
 
 ``PodSyncer.sync_pod(pod, status)`` kills what must go, creates the sandbox (after preparing
-the pod's volumes), then starts the next init container or the containers to start, each
-through crash-loop backoff; ``kill_pod`` stops every container (SIGTERM, the grace period,
-SIGKILL) and the sandbox. What could not be done is reported, not raised: the returned
-``SyncResult`` holds the waiting reason of each container that could not start and when the
-pod should be synced again. Every step is an Event on the pod, with upstream's reasons
+the pod's volumes) or refreshes the volumes of the running sandbox, then starts the next init
+container or the containers to start, each through crash-loop backoff; ``kill_pod`` stops
+every container (SIGTERM, the grace period, SIGKILL) and the sandbox. What could not be done
+is reported, not raised: the returned ``SyncResult`` holds the waiting reason of each
+container that could not start and when the pod should be synced again. Every step is an
+Event on the pod, with upstream's reasons
 (Pulled, Created, Started, Killing, BackOff, Failed, FailedMount).
 
 The container environment (volumes, env, command) comes from a ``PodEnvironment``, so the
@@ -15,6 +16,7 @@ sync logic is tested with the fake runtime and a stub environment.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -56,6 +58,11 @@ class PodEnvironment(Protocol):
 
     async def prepare_pod(self, pod: Object) -> None:
         """Set up the pod's volumes. Raises ``VolumeError``."""
+        ...
+
+    async def refresh_pod(self, pod: Object) -> None:
+        """Bring the running pod's configMap, secret, downwardAPI and projected volumes up to
+        date (its sources or its metadata may have changed). Raises ``VolumeError``."""
         ...
 
     async def container_config(
@@ -105,6 +112,8 @@ class PodSyncer:
             for container_id, why in actions.containers_to_kill.items():
                 await self._kill_container(pod, status, container_id, why, _grace(pod))
         sandbox_id, ip = actions.sandbox_id, status.ip
+        if not actions.create_sandbox and sandbox_id:
+            await self._refresh_volumes(pod)
         if actions.create_sandbox:
             created = await self._create_sandbox(pod, actions.attempt, result)
             if created is None:
@@ -115,6 +124,9 @@ class PodSyncer:
         )
         for container in to_start:
             await self._start_container(pod, container, status, sandbox_id, ip, result)
+        for container in actions.ephemeral_containers_to_start:
+            if not actions.kill_pod:
+                await self._start_container(pod, container, status, sandbox_id, ip, result)
         return result
 
     async def kill_pod(self, pod: Object, status: PodRuntimeStatus, *, grace: float) -> None:
@@ -135,6 +147,14 @@ class PodSyncer:
         message = f"{why}, will be restarted" if why else f"Stopping container {name}"
         self.recorder.event(pod, "Normal", "Killing", message)
         await self.runtime.stop_container(container_id, grace)
+
+    async def _refresh_volumes(self, pod: Object) -> None:
+        """As upstream's remount on every sync: a volume that cannot be refreshed keeps its
+        files and the containers keep running; the failure is a FailedMount event."""
+        try:
+            await self.environment.refresh_pod(pod)
+        except VolumeError as err:
+            self.recorder.event(pod, "Warning", "FailedMount", str(err))
 
     async def _create_sandbox(self, pod: Object, attempt: int, result: SyncResult) -> tuple[str, str] | None:
         meta = pod["metadata"]
@@ -199,6 +219,11 @@ class PodSyncer:
             self.recorder.event(pod, "Warning", "Failed", f"Error: {err}")
             result.requeue_after = min(result.requeue_after or 2.0, 2.0)
             return
+        if target := container.get("targetContainerName"):
+            # CRI: the ephemeral container joins the target's PID namespace, if it runs
+            running = status.latest(str(target))
+            if running is not None and running.state is ContainerState.RUNNING:
+                config = dataclasses.replace(config, target_container_id=running.id)
         image = container.get("image", "")
         self.recorder.event(pod, "Normal", "Pulled", f'Container image "{image}" already present on machine')
         try:

@@ -57,6 +57,7 @@ from nodeagent.runtime.interface import (
     RuntimeError_,
     SandboxState,
     StartContainerError,
+    check_target_container,
 )
 from nodeagent.runtime.podip import DEFAULT_POD_CIDR
 from nodeagent.runtime.sandboxes import Sandboxes
@@ -174,6 +175,7 @@ class FakeRuntime:
         for m in config.mounts:
             if not m.container_path.startswith("/"):
                 raise CreateContainerError(f"mount path {m.container_path!r} must be absolute")
+        check_target_container(config, sandbox_id, {cid: c.status for cid, c in self._containers.items()})
         try:
             script = Script.from_env(dict(config.env))
         except ValueError as err:

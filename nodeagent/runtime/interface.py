@@ -293,3 +293,15 @@ class ContainerRuntime(Protocol):
     async def close(self) -> None:
         """Stop every container and release everything (the agent is shutting down)."""
         ...
+
+
+def check_target_container(
+    config: ContainerConfig, sandbox_id: str, containers: Mapping[str, ContainerStatus]
+) -> None:
+    """``CreateContainerError`` unless ``config.target_container_id`` (if set) is a running
+    container of the same sandbox (``containers``: the runtime's, by id)."""
+    if not config.target_container_id:
+        return
+    target = containers.get(config.target_container_id)
+    if target is None or target.sandbox_id != sandbox_id or target.state is not ContainerState.RUNNING:
+        raise CreateContainerError(f"target container {config.target_container_id} is not running")

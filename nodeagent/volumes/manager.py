@@ -4,9 +4,11 @@ Each volume lives at ``<root>/pods/<uid>/volumes/<plugin>/<name>/`` (upstream's 
 names); a hostPath volume is used in place. emptyDir is a plain directory (0777), also for
 ``medium: Memory`` (no tmpfs: its contents live on disk; ``sizeLimit`` is not enforced here).
 configMap, secret, downwardAPI and projected volumes are written with the ``AtomicWriter``
-and mounted read-only; ``refresh_pod_volumes`` rewrites them from the current objects (the
-agent calls it periodically), renewing service account tokens when 80% of their lifetime has
-passed.
+and mounted read-only; ``refresh_pod_volumes`` rewrites them from the current objects (every
+sync of a running pod calls it: the pod's metadata changed, a source changed, or the periodic
+resync), renewing service account tokens when 80% of their lifetime has passed. With
+``SourceWatches``, the ConfigMaps and Secrets are read from per-object watches (the pod's
+sources are tracked from its first setup until its cleanup), otherwise with a GET each time.
 
 A volume that cannot be set up raises ``VolumeSetupError``: upstream's kubelet then records a
 ``FailedMount`` event with that message and the pod stays in ``ContainerCreating`` (retried),
@@ -35,6 +37,7 @@ from nodeagent.volumes.payloads import (
     downward_api_payload,
     secret_payload,
 )
+from nodeagent.volumes.sourcewatch import NotWatchedError, SourceWatches
 from nodeagent.volumes.tokens import ServiceAccountTokens, TokenRequestError
 
 PLUGINS = {
@@ -74,8 +77,10 @@ class VolumeManager:
         *,
         node_allocatable: Mapping[str, str] | None = None,
         clock: Clock | None = None,
+        sources: SourceWatches | None = None,
     ) -> None:
         self._client = client
+        self.sources = sources
         self.root = Path(root)
         self.node_allocatable = dict(node_allocatable or {})
         self.tokens = ServiceAccountTokens(client, clock or RealClock())
@@ -107,8 +112,12 @@ class VolumeManager:
         """Remove the pod's volume directories (never hostPath contents) and its tokens."""
         shutil.rmtree(self.root / "pods" / uid / "volumes", ignore_errors=True)
         self.tokens.forget_pod(uid)
+        if self.sources is not None:
+            self.sources.forget(uid)
 
     async def _sync_volumes(self, pod: Mapping[str, Any], refresh: bool) -> None:
+        if self.sources is not None:
+            self.sources.track(pod)
         failures: list[VolumeSetupError] = []
         for volume in (pod.get("spec") or {}).get("volumes") or []:
             kind = volume_plugin(volume)
@@ -151,16 +160,30 @@ class VolumeManager:
         """A configMap or secret source; a missing optional object gives no files."""
         namespace, optional = pod["metadata"].get("namespace", "default"), bool(source.get("optional"))
         name = source.get("name") if kind == "configMap" else source.get("secretName", source.get("name"))
-        get, make = (
-            (get_config_map, config_map_payload) if kind == "configMap" else (get_secret, secret_payload)
-        )
+        make = config_map_payload if kind == "configMap" else secret_payload
         try:
-            found = await get(self._client, namespace, str(name or ""))
+            found = await self._source(kind, namespace, str(name or ""))
         except SourceNotFoundError:
             if not optional:
                 raise
             return {}
         return make(found, source.get("items") or [], mode, optional)
+
+    async def _source(self, kind: str, namespace: str, name: str) -> Mapping[str, Any]:
+        """The ConfigMap or Secret: the watched copy, or (not watched, or its watch not
+        listed yet) a GET; ``SourceNotFoundError`` with the kubelet's message when missing."""
+        resource, what = ("configmaps", "configmap") if kind == "configMap" else ("secrets", "secret")
+        if self.sources is not None:
+            try:
+                found = await self.sources.get(resource, namespace, name)
+            except (NotWatchedError, TimeoutError):
+                pass
+            else:
+                if found is None:
+                    raise SourceNotFoundError(f'{what} "{name}" not found')
+                return found
+        get = get_config_map if kind == "configMap" else get_secret
+        return await get(self._client, namespace, name)
 
     async def _projected_payload(
         self, pod: Mapping[str, Any], sources: list[Mapping[str, Any]], mode: int

@@ -61,6 +61,11 @@ def ask(
         ("get", "secrets", "other", "default", "", "", {}, False),
         ("list", "secrets", "", "default", "", "", {}, False),
         ("get", "configmaps", "settings", "default", "", "", {}, True),
+        # one referenced object watched by name (the name comes from metadata.name=)
+        ("watch", "configmaps", "settings", "default", "", "", {}, True),
+        ("list", "secrets", "tls", "default", "", "", {}, True),
+        ("watch", "secrets", "other", "default", "", "", {}, False),
+        ("update", "secrets", "tls", "default", "", "", {}, False),
         ("create", "serviceaccounts", "default", "default", "token", "", {}, True),
         ("get", "pods", "web", "default", "", "", {}, True),
         ("get", "pods", "db", "default", "", "", {}, False),

@@ -6,6 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.registry.resources.configmap import AGE_COLUMN
+from apiserver.registry.resources.ephemeralvalidation import (
+    validate_ephemeral_containers,
+    validate_main_update,
+    validate_pod_create,
+)
 from apiserver.registry.resources.podprint import pod_cells
 from apiserver.registry.resources.podtemplate import default_pod_only, default_pod_spec
 from apiserver.registry.resources.podvalidation import to_causes, validate_pod
@@ -66,7 +71,16 @@ class PodStrategy(Strategy):
         default_pod(obj)
 
     def validate(self, obj: Object) -> list[Cause]:
-        return to_causes(validate_pod(obj))
+        """A new pod (ephemeral containers come only through ``pods/ephemeralcontainers``)."""
+        return self.validate_spec(obj) + to_causes(validate_pod_create(obj))
+
+    def validate_update(self, new: Object, old: Object) -> list[Cause]:
+        return self.validate_spec(new) + to_causes(validate_main_update(new, old))
+
+    def validate_spec(self, obj: Object) -> list[Cause]:
+        """The pod's spec, its ephemeral containers included."""
+        spec = obj.get("spec") or {}
+        return to_causes(validate_pod(obj) + validate_ephemeral_containers(spec))
 
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         """Upstream's ``ToSelectableFields`` plus the labels its field conversion accepts.

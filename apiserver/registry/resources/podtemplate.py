@@ -78,7 +78,7 @@ def default_pod_spec(spec: Object) -> None:
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
     host_network = bool(spec.get("hostNetwork"))
-    for key in ("initContainers", "containers"):
+    for key in ("initContainers", "containers", "ephemeralContainers"):  # SetDefaults_EphemeralContainer too
         for container in spec.get(key) or []:
             if isinstance(container, dict):
                 default_container(container, host_network)

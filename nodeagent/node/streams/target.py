@@ -15,7 +15,7 @@ from nodeagent.runtime.interface import ContainerRuntime, SandboxState
 class StreamTarget:
     uid: str
     runtime: ContainerRuntime  # the runtime of the pod's node
-    container_statuses: Sequence[dict[str, Any]]  # v1 ContainerStatus objects, init containers included
+    container_statuses: Sequence[dict[str, Any]]  # v1 ContainerStatus objects of every kind
     full_name: str = ""  # upstream's pod full name, <name>_<namespace>
 
     def running_container_id(self, name: str) -> str | None:
@@ -28,6 +28,7 @@ class StreamTarget:
 
 
 StreamLookup = Callable[[str, str], StreamTarget | None]
+STATUS_KEYS = ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses")
 
 
 async def ready_sandbox(target: StreamTarget) -> str | None:
@@ -52,7 +53,9 @@ def stream_lookup(
         if runtime is None:
             return None
         status = pod.get("status") or {}
-        statuses = (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
+        statuses = [
+            s for key in STATUS_KEYS for s in status.get(key) or []
+        ]  # fmt: skip
         meta = pod["metadata"]
         return StreamTarget(meta["uid"], runtime, statuses, f"{name}_{namespace}")
 

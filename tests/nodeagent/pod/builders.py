@@ -49,7 +49,8 @@ def container(
     changed: bool = False,
 ) -> ContainerStatus:
     spec = pod["spec"]
-    found = next(c for c in spec["containers"] + spec.get("initContainers", []) if c["name"] == name)
+    every = spec["containers"] + spec.get("initContainers", []) + spec.get("ephemeralContainers", [])
+    found = next(c for c in every if c["name"] == name)
     labels = {LABEL_POD_UID: UID, LABEL_CONTAINER_HASH: "old" if changed else container_hash(found)}
     exited = state is ContainerState.EXITED
     return ContainerStatus(

@@ -140,7 +140,7 @@ async def test_memory_limit_reports_oom_killed(runtime: ProcessRuntime) -> None:
 
 async def test_nginx_demo_image_serves_http_on_the_pod_ip(runtime: ProcessRuntime, tmp_path: Path) -> None:
     command = default_command("docker.io/library/nginx:1.27")
-    assert command is not None and default_command("busybox") is None
+    assert command is not None and default_command("registry.example/tools:1") is None
     port = 18000 + os.getpid() % 1000
     sid = await runtime.run_pod_sandbox(PodSandboxConfig("uid", "web", "default"))
     [ip] = [s.ip for s in await runtime.list_pod_sandboxes() if s.id == sid]

@@ -6,8 +6,9 @@
 
 Levels come from ``pod-security.kubernetes.io/<mode>`` (default ``privileged``), versions
 from ``pod-security.kubernetes.io/<mode>-version`` (default ``latest``); an invalid level
-enforces ``restricted`` (upstream fails closed). Updates are checked only when they change
-what a pod runs (container images or the number of containers)."""
+enforces ``restricted`` (upstream fails closed). Updates (of the pod or of its
+``ephemeralcontainers`` subresource) are checked only when they change what a pod runs
+(container images or the number of containers)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,12 @@ class PodSecurity(Plugin):
 
     async def validate(self, attrs: Attributes) -> None:
         pod = attrs.object
-        if not attrs.is_main("", "pods") or pod is None:
+        # as upstream: pods, and pods/ephemeralcontainers (a debug container is judged too)
+        is_pod = attrs.is_main("", "pods") or (
+            (attrs.resource.group, attrs.resource.resource, attrs.subresource)
+            == ("", "pods", "ephemeralcontainers")
+        )
+        if not is_pod or pod is None:
             return
         if attrs.operation == Operation.UPDATE and not significant_update(pod, attrs.old_object or {}):
             return

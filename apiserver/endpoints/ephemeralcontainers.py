@@ -1,0 +1,61 @@
+"""``pods/{name}/ephemeralcontainers``: GET, PUT and PATCH (JSON, merge and strategic merge, as
+``kubectl debug`` sends) of the whole Pod, of which only ``spec.ephemeralContainers`` may
+change, by additions (``registry.resources.ephemeralcontainers``). Admission sees the update
+as subresource ``ephemeralcontainers`` (PodSecurity judges the pod's new containers)."""
+
+from __future__ import annotations
+
+import copy
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from apiserver.endpoints import body as bodies
+from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.fieldvalidation import FieldValidation
+from apiserver.endpoints.ownership import field_manager, manager_name, tracker
+from apiserver.endpoints.patching import patcher
+from apiserver.registry.resources.ephemeralcontainers import EphemeralContainersStrategy
+from apiserver.registry.store import GenericStore
+from apiserver.registry.strategy import Object
+from minikube_py.api import errors
+
+SUBRESOURCE = "ephemeralcontainers"
+
+
+async def ephemeral_containers(
+    request: Request, store: GenericStore, verb: str, namespace: str, name: str
+) -> Response:
+    if verb == "get":
+        return _pod(store, await store.get(namespace, name))
+    if verb not in ("update", "patch"):
+        raise errors.method_not_supported(f"{store.rt.resource}/{SUBRESOURCE}", store.rt.group, verb)
+    query = dict(request.query_params)
+    options = "PatchOptions" if verb == "patch" else "UpdateOptions"
+    fields = FieldValidation(store.rt, query, options)
+    raw = await request.body()
+    content_type = request.headers.get("content-type")
+    if verb == "patch":
+        mutate = fields.check_patch(patcher(store.rt, content_type, raw), raw)
+    else:
+        desired = bodies.decode_object(raw, content_type)
+        bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
+        checked = fields.check_update(desired)
+
+        def mutate(current: Object) -> Object:
+            return copy.deepcopy(checked(current))  # a retried update starts from the body again
+
+    updating = store.with_strategy(EphemeralContainersStrategy())
+    updated = await updating.update(
+        namespace,
+        name,
+        mutate,
+        subresource=SUBRESOURCE,
+        dry_run=bodies.dry_run(query, options),
+        track=tracker(field_manager(store, SUBRESOURCE), manager_name(request, query, options)),
+    )
+    return fields.respond(_pod(store, updated))
+
+
+def _pod(store: GenericStore, obj: Object) -> Response:
+    return JSONResponse({**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind})
