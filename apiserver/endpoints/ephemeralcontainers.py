@@ -15,6 +15,7 @@ from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.typecheck import check_body, checked_patch
 from apiserver.registry.resources.ephemeralcontainers import EphemeralContainersStrategy
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -36,10 +37,14 @@ async def ephemeral_containers(
     raw = await request.body()
     content_type = request.headers.get("content-type")
     if verb == "patch":
-        mutate = fields.check_patch(patcher(store.rt, content_type, raw), raw)
+        typed = checked_patch(
+            store.rt.api_version, store.rt.kind, patcher(store.rt, content_type, raw), content_type, raw
+        )
+        mutate = fields.check_patch(typed, raw)
     else:
         desired = bodies.decode_object(raw, content_type)
         bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
+        check_body(store.rt, desired, raw)
         checked = fields.check_update(desired)
 
         def mutate(current: Object) -> Object:

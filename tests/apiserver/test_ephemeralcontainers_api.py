@@ -201,3 +201,21 @@ async def test_discovery_lists_the_subresource_and_edit_may_patch_it(api: httpx.
         "pods/ephemeralcontainers" in rule.get("resources", []) and "patch" in rule["verbs"]
         for rule in edit["rules"]
     )
+
+
+async def test_bodies_that_do_not_decode_are_refused_on_every_verb(
+    api: httpx.AsyncClient, web: dict[str, Any]
+) -> None:
+    """Regression: the subresource skipped the typed decoding every other write runs, so a
+    ``stdin: "yes"`` ephemeral container was stored."""
+    bad = debug("dbg", stdin="yes")
+    r = await api.patch(EPHEMERAL, json=bad, headers=SMP)
+    assert r.status_code == 422, r.text
+    assert "unrecognized type: bool" in r.json()["message"], r.text
+    desired = copy.deepcopy(web)
+    desired["spec"]["ephemeralContainers"] = bad["spec"]["ephemeralContainers"]
+    r = await api.put(EPHEMERAL, json=desired)
+    assert r.status_code == 400, r.text
+    assert "cannot unmarshal string into Go struct field" in r.json()["message"]
+    stored = (await api.get(f"{PODS}/web")).json()
+    assert "ephemeralContainers" not in stored["spec"]
