@@ -18,13 +18,14 @@ from apiserver.admission import warnings as admission_warnings
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
-from apiserver.endpoints.fieldvalidation import FieldValidation, warning_header
+from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
+from apiserver.endpoints.warningheaders import add_warnings
 from apiserver.endpoints.watch import OpenWatches, watch_response
 from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
@@ -82,8 +83,7 @@ class ResourceEndpoints:
         except Exception as err:  # a bug must still answer with a Status, never a bare 500
             log.exception("%s %s failed", request.method, request.url.path)
             response = status_json(errors.internal(f"{type(err).__name__}: {err}"))
-        for text in dict.fromkeys(warned):
-            response.headers.append("Warning", warning_header(text))
+        add_warnings(response, warned)
         await response(scope, receive, send)
 
     async def dispatch(self, request: Request, info: RequestInfo) -> Response:
