@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.endpoints.queryparams import to_bool
 from apiserver.registry.deletion import PROPAGATION_POLICIES
 from apiserver.registry.store import DeleteOptions
 from apiserver.storage.errors import MAX_VALUE_BYTES
@@ -18,7 +19,6 @@ JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 WRITE_TYPES = [JSON, "application/yaml", PROTOBUF]
 DRY_RUN_ALL = "All"
-_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
 
 
 def media_type(content_type: str | None) -> str:
@@ -120,10 +120,8 @@ def _query_options(query: dict[str, str]) -> dict[str, Any]:
     if "dryRun" in query:
         body["dryRun"] = [query["dryRun"]]
     text = query.get("orphanDependents")
-    if text is not None:
-        if text not in _TRUE + _FALSE:
-            raise errors.bad_request(f'strconv.ParseBool: parsing "{text}": invalid syntax')
-        body["orphanDependents"] = text in _TRUE
+    if text is not None:  # Convert_Slice_string_To_Pointer_bool: never an error
+        body["orphanDependents"] = to_bool(text)
     return body
 
 

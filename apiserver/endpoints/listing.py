@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from apiserver.endpoints.queryparams import to_bool
 from apiserver.registry.strategy import Object, Strategy
 from apiserver.storage.interface import ListOptions, Predicate
 from minikube_py.api import errors
@@ -35,7 +36,7 @@ def list_options(query: dict[str, str], strategy: Strategy) -> ListOptions:
         continue_token=token,
         predicate=selector_predicate(query, strategy),
         exact_match=_exact_match(query),
-        allow_bookmarks=query.get("allowWatchBookmarks") in ("true", "1"),
+        allow_bookmarks=_optional_bool(query.get("allowWatchBookmarks")) or False,
         send_initial_events=_optional_bool(query.get("sendInitialEvents")),
     )
 
@@ -75,6 +76,6 @@ def _non_negative(value: str, name: str) -> int:
 
 
 def _optional_bool(value: str | None) -> bool | None:
-    if value is None:
-        return None
-    return value in ("true", "1")
+    """A boolean parameter as upstream's ``Convert_Slice_string_To_Pointer_bool``: None when
+    absent, else true unless ``0`` or ``false`` (any case); ``True`` and the empty string are true."""
+    return None if value is None else to_bool(value)

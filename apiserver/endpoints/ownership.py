@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from starlette.requests import Request
 
 from apiserver.endpoints.fieldvalidation import check_apply
+from apiserver.endpoints.queryparams import to_bool
 from apiserver.endpoints.yamlbody import decode_yaml_object
 from apiserver.patch.apply import ApplyConflicts
 from apiserver.patch.errors import PatchError
@@ -27,8 +28,6 @@ from apiserver.patch.schemas import schema_for
 from apiserver.registry.store import GenericStore, Track
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
-
-_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
 
 
 def field_manager(store: GenericStore, subresource: str = "") -> FieldManager:
@@ -92,10 +91,10 @@ def tracker(fields: FieldManager, manager: str) -> Track:
 
 
 def _force(query: dict[str, str]) -> bool:
-    value = query.get("force", "false")
-    if value not in _TRUE + _FALSE:
-        raise errors.bad_request(f'strconv.ParseBool: parsing "{value}": invalid syntax')
-    return value in _TRUE
+    """``PatchOptions.force`` as upstream converts it (``Convert_Slice_string_To_Pointer_bool``:
+    given and neither ``0`` nor ``false`` in any case is true; never an error)."""
+    value = query.get("force")
+    return value is not None and to_bool(value)
 
 
 @dataclass(frozen=True)

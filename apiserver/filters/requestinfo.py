@@ -16,7 +16,10 @@ class RequestInfoFilter:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+            query: dict[str, str] = {}
+            # as url.Values read by upstream's conversions: blank values count, the first wins
+            for key, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True):
+                query.setdefault(key, value)
             scope["request_info"] = info = request_info(scope["method"], scope["path"], query)
             current_request_info.set(info)
         await self.app(scope, receive, send)
