@@ -119,7 +119,7 @@ class ResourceEndpoints:
         self, request: Request, store: GenericStore, namespace: str, name: str, query: dict[str, str]
     ) -> Response:
         """The object kept, or the one removed (a ``Status`` for most kinds, never a Table)."""
-        options = bodies.delete_options(await request.body(), query)
+        options = bodies.delete_options(await request.body(), query, request.headers.get("content-type"))
         done = await store.delete_reporting(namespace, name, options)
         accepted = not done.deleted and options.orphan_dependents is False  # upstream's only 202
         code = 202 if accepted else 200
@@ -132,7 +132,7 @@ class ResourceEndpoints:
     ) -> Response:
         """Delete every object the selectors match (one list, then one delete each); the answer
         is that list, as listed (upstream's ``DeleteCollection``)."""
-        options = bodies.delete_options(await request.body(), query)
+        options = bodies.delete_options(await request.body(), query, request.headers.get("content-type"))
         listed = await store.list(namespace, list_options(query, store.strategy))
         for obj in listed.items:
             meta = obj["metadata"]

@@ -62,9 +62,8 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         def desired_scale(current: Object) -> Object:
             return apply_patch(to_scale(current))
     else:
-        wanted = bodies.decode_json(raw)  # kubectl may send no Content-Type here
-        if not isinstance(wanted, dict):
-            raise errors.bad_request("Scale must be a JSON object")
+        # JSON (kubectl may send no Content-Type here) or client-go's protobuf (UpdateScale)
+        wanted = bodies.decode_object(raw, content_type)
 
         def desired_scale(current: Object) -> Object:
             return wanted
@@ -74,6 +73,8 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         if not all(isinstance(desired.get(part, {}), dict) for part in ("metadata", "spec")):
             raise errors.bad_request("Scale metadata and spec must be objects")
         replicas = desired.get("spec", {}).get("replicas")
+        if replicas is None:  # int32 omitempty: absent (protobuf's zero, or JSON null) is 0
+            replicas = 0
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             message = f"Invalid value: {replicas}: must be greater than or equal to 0"
             raise errors.invalid(
@@ -98,9 +99,67 @@ def _only_create(store: GenericStore, subresource: str, verb: str) -> None:
         raise errors.method_not_supported(f"{store.rt.resource}/{subresource}", store.rt.group, verb)
 
 
+def _json_type(value: Any) -> str:
+    """How Go's ``encoding/json`` names a JSON value in an ``UnmarshalTypeError``."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _check_shape(body: Object, kind: str, fields: dict[str, tuple[type, str]]) -> None:
+    """Upstream's 400 when a body does not decode into the Go struct: each dotted ``fields``
+    path, when present and not null, must hold a ``(python type, Go type)`` value (``dict``
+    for structs; a ``dict`` of strings for ``map[string]string``)."""
+    version = str(body.get("apiVersion", "v1")).rpartition("/")[2]
+    for path, (wanted, go_type) in fields.items():
+        value: Any = body
+        for step in path.split("."):
+            value = value.get(step) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        bad: Any = None
+        if not isinstance(value, wanted):
+            bad = value
+        elif go_type == "map[string]string":  # Go names the map's value type
+            bad = next((v for v in value.values() if not isinstance(v, str)), None)
+            go_type = "string"
+        if bad is not None:
+            raise errors.bad_request(
+                f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot unmarshal '
+                f"{_json_type(bad)} into Go struct field {kind}.{path} of type {go_type}"
+            )
+
+
+def _check_name(body: Object, kind: str, name: str) -> None:
+    """Upstream's binding and eviction storage: the body names the object of the URL."""
+    if (body.get("metadata") or {}).get("name", "") != name:
+        raise errors.bad_request(f"name in URL does not match name in {kind} object")
+
+
+BINDING_FIELDS = {
+    "metadata": (dict, "v1.ObjectMeta"),
+    "metadata.name": (str, "string"),
+    "metadata.annotations": (dict, "map[string]string"),
+    "target": (dict, "v1.ObjectReference"),
+    "target.kind": (str, "string"),
+    "target.name": (str, "string"),
+}
+EVICTION_FIELDS = {
+    "metadata": (dict, "v1.ObjectMeta"),
+    "metadata.name": (str, "string"),
+    "deleteOptions": (dict, "v1.DeleteOptions"),
+}
+
+
 async def binding(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "binding", verb)
     body = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    _check_shape(body, "Binding", BINDING_FIELDS)
+    _check_name(body, "Binding", name)
     target = body.get("target") or {}
     node = target.get("name")
     if not node or target.get("kind", "Node") != "Node":
@@ -118,8 +177,6 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
             raise errors.conflict("pods/binding", name, "", why)
         spec["nodeName"] = node
         annotations = (body.get("metadata") or {}).get("annotations") or {}
-        if not isinstance(annotations, dict):
-            raise errors.bad_request("Binding metadata.annotations must be a map of strings")
         pod["metadata"].setdefault("annotations", {}).update(annotations)
         return pod
 
@@ -136,8 +193,8 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
 async def eviction(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "eviction", verb)
     body: dict[str, Any] = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    _check_shape(body, "Eviction", EVICTION_FIELDS)
+    _check_name(body, "Eviction", name)
     options = body.get("deleteOptions") or {}
-    if not isinstance(options, dict):
-        raise errors.bad_request("Eviction deleteOptions must be an object")
     await store.delete(namespace, name, bodies.delete_options(dumps(options), {}))
     return JSONResponse(SUCCESS, status_code=201)

@@ -18,7 +18,9 @@ class RequestInfoFilter:
         if scope["type"] == "http":
             query: dict[str, str] = {}
             # as url.Values read by upstream's conversions: blank values count, the first wins
-            for key, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True):
+            for key, value in parse_qsl(
+                scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True
+            ):
                 query.setdefault(key, value)
             scope["request_info"] = info = request_info(scope["method"], scope["path"], query)
             current_request_info.set(info)

@@ -31,7 +31,9 @@ async def configmap(api: httpx.AsyncClient, name: str) -> str:
 @pytest.mark.parametrize("watch", ["True", "", "yes"])
 async def test_watch_true_in_any_spelling_is_a_watch(api: httpx.AsyncClient, watch: str) -> None:
     rv = await configmap(api, "w")
-    response = await api.get(CONFIGMAPS, params={"watch": watch, "resourceVersion": "0", "timeoutSeconds": "1"})
+    response = await api.get(
+        CONFIGMAPS, params={"watch": watch, "resourceVersion": "0", "timeoutSeconds": "1"}
+    )
     assert response.status_code == 200
     events = [line for line in response.text.splitlines() if line]
     assert events and all('"type":"ADDED"' in line for line in events), response.text[:200]
@@ -74,9 +76,13 @@ async def test_orphan_dependents_in_any_spelling(api: httpx.AsyncClient) -> None
 async def test_force_in_any_spelling_forces_an_apply(api: httpx.AsyncClient) -> None:
     apply = {"content-type": "application/apply-patch+yaml"}
     body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f"},"data":{"k":"%s"}}'
-    first = await api.patch(f"{CONFIGMAPS}/f", params={"fieldManager": "a"}, content=body % "a", headers=apply)
+    first = await api.patch(
+        f"{CONFIGMAPS}/f", params={"fieldManager": "a"}, content=body % "a", headers=apply
+    )
     assert first.status_code == 201, first.text
-    conflict = await api.patch(f"{CONFIGMAPS}/f", params={"fieldManager": "b"}, content=body % "b", headers=apply)
+    conflict = await api.patch(
+        f"{CONFIGMAPS}/f", params={"fieldManager": "b"}, content=body % "b", headers=apply
+    )
     assert conflict.status_code == 409
     forced = await api.patch(
         f"{CONFIGMAPS}/f", params={"fieldManager": "b", "force": "True"}, content=body % "b", headers=apply

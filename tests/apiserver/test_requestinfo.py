@@ -34,7 +34,12 @@ CASES = [
     ("GET", "/api/v1/pods", {"watch": "FALSE"}, ("list", "", "v1", "", "pods", "", "")),
     ("GET", "/api/v1/pods", {"watch": "0"}, ("list", "", "v1", "", "pods", "", "")),
     # with a name, upstream decodes no ListOptions: a plain get
-    ("GET", "/api/v1/namespaces/other/pods/foo", {"watch": "true"}, ("get", "", "v1", "other", "pods", "", "foo")),
+    (
+        "GET",
+        "/api/v1/namespaces/other/pods/foo",
+        {"watch": "true"},
+        ("get", "", "v1", "other", "pods", "", "foo"),
+    ),
     ("GET", "/api/v1/watch/namespaces/other/pods", {}, ("watch", "", "v1", "other", "pods", "", "")),
     ("POST", "/api/v1/namespaces/other/pods", {}, ("create", "", "v1", "other", "pods", "", "")),
     (

@@ -55,16 +55,23 @@ def test_over_the_budget_every_warning_is_cut_and_the_rest_dropped() -> None:
     values = warning_headers(texts)
     # the fifth passes 4096: all five replayed cut to 256 runes, then more until 4096 are written
     assert len(values) == -(-TRUNCATE_AT_TOTAL_RUNES // TRUNCATE_ITEM_RUNES)
-    assert all(v.decode() == f'299 - "{t[:TRUNCATE_ITEM_RUNES]}"' for v, t in zip(values, texts, strict=False))
+    assert all(
+        v.decode() == f'299 - "{t[:TRUNCATE_ITEM_RUNES]}"' for v, t in zip(values, texts, strict=False)
+    )
 
 
-async def test_a_non_latin1_unknown_field_on_create_is_201_with_its_warning(https_api: RunningApiserver) -> None:
+async def test_a_non_latin1_unknown_field_on_create_is_201_with_its_warning(
+    https_api: RunningApiserver,
+) -> None:
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cyrillic"}, "ключ": 1}
     async with https_client(https_api) as client:
         created = await client.post(CONFIGMAPS, json=body)
         assert created.status_code == 201, created.text
         assert created.headers.get_list("warning") == ['299 - "unknown field \\"ключ\\""']
-        assert (b"warning", '299 - "unknown field \\"ключ\\""'.encode()) in created.headers.raw  # UTF-8 on the wire
+        assert (
+            b"warning",
+            '299 - "unknown field \\"ключ\\""'.encode(),
+        ) in created.headers.raw  # UTF-8 on the wire
         again = await client.post(CONFIGMAPS, json=body)
         assert again.status_code == 409  # the first answer was the truth: stored once
         patched = await client.patch(
