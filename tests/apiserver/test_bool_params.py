@@ -15,8 +15,10 @@ CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("true", True), ("True", True), ("1", True), ("", True), ("yes", True), ("t", True)]
-    + [("false", False), ("False", False), ("FALSE", False), ("fAlSe", False), ("0", False)],
+    [
+        *[("true", True), ("True", True), ("1", True), ("", True), ("yes", True), ("t", True)],
+        *[("false", False), ("False", False), ("FALSE", False), ("fAlSe", False), ("0", False)],
+    ],
 )
 def test_conversion(text: str, value: bool) -> None:
     assert to_bool(text) is value

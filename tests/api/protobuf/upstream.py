@@ -2,8 +2,8 @@
 
 The table is transcribed from upstream's ``generated.proto`` files (k8s.io/apimachinery
 pkg/apis/meta/v1, pkg/util/intstr, pkg/api/resource; k8s.io/api core/v1, apps/v1, authorization/v1,
-authentication/v1, policy/v1, autoscaling/v1), field names as there (``uID``, ``Raw``), trimmed to the fields the tests
-use. It is independent of the decoder's own descriptions, which come from the Go types.
+authentication/v1, policy/v1, autoscaling/v1), field names as there (``uID``, ``Raw``), trimmed to
+the fields the tests use. It is independent of the decoder's own descriptions, which come from the Go types.
 """
 
 from __future__ import annotations
