@@ -18,6 +18,15 @@ def dumps(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode()
 
 
+def dumps_document(value: Any) -> bytes:
+    """``dumps`` ending with a newline, as Go's ``json.Encoder`` (upstream's serializer) ends
+    every document it writes; orjson appends it without copying the bytes."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_APPEND_NEWLINE)
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(value, separators=(",", ":")).encode() + b"\n"
+
+
 def loads(data: bytes | str) -> Any:
     """Parse JSON; raises ValueError, or RecursionError for absurd nesting, like ``json``."""
     try:

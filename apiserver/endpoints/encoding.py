@@ -1,6 +1,10 @@
 """Response encoding: JSON via ``minikube_py.jsonutil`` (orjson with a ``json`` fallback), and a
 memo of encoded objects.
 
+Every JSON document ends with a newline, as upstream's serializer (Go's ``json.Encoder``) writes
+it: objects, lists, Status errors, Tables, discovery (one official e2e test compares bodies
+exactly). Memoized objects have none: they are list items and watch events' objects.
+
 Objects served from the watch cache are shared and never mutated (a change replaces the
 object), so the bytes of one object can be computed once and reused by every LIST and every
 watcher (upstream's ``cachingObject`` does the same). The memo is keyed by identity and holds
@@ -15,7 +19,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from minikube_py.jsonutil import dumps
+from minikube_py.jsonutil import dumps, dumps_document
 
 MEMO_BYTES = 32 * 1024 * 1024
 
@@ -24,7 +28,7 @@ class JSONResponse(Response):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return dumps(content)
+        return dumps_document(content)
 
 
 class EncodedObjects:
@@ -61,13 +65,14 @@ ENCODED = EncodedObjects()
 
 
 def list_body(kind: str, api_version: str, meta: dict[str, Any], items: list[bytes]) -> bytes:
-    """A ``...List`` document from already-encoded items (``items`` is its last field)."""
+    """A ``...List`` document from already-encoded items (``items`` is its last field), ending
+    with a newline like every document."""
     head = dumps({"kind": kind, "apiVersion": api_version, "metadata": meta, "items": []})
     assert head.endswith(b"[]}")
     if not items:
-        return head
+        return head + b"\n"
     # one join, no copy of the whole body: the head and tail ride on the first and last items
     parts = list(items)
     parts[0] = head[:-2] + parts[0]
-    parts[-1] = parts[-1] + b"]}"
+    parts[-1] = parts[-1] + b"]}\n"
     return b",".join(parts)

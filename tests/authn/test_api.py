@@ -11,7 +11,7 @@ from tests.authn.conftest import ISSUER, AuthnCluster
 
 UNAUTHORIZED = (
     b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized",'
-    b'"reason":"Unauthorized","code":401}'
+    b'"reason":"Unauthorized","code":401}\n'
 )
 SSR = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
 

@@ -1,0 +1,72 @@
+"""Every JSON document ends with one newline, as upstream's serializer (Go's ``json.Encoder``)
+writes it (issue 13, item 19: an official e2e test compares bodies exactly); ``/version`` has
+none (upstream writes it with ``json.MarshalIndent``), and watch events are one a line."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from apiserver.endpoints.encoding import list_body
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+TABLE = {"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+
+
+def one_document(response: httpx.Response) -> None:
+    body = response.content
+    assert body.endswith(b"}\n") and not body.endswith(b"\n\n"), body[-40:]
+    json.loads(body)
+
+
+def test_list_bodies_end_with_a_newline() -> None:
+    assert list_body("ConfigMapList", "v1", {}, []).endswith(b'"items":[]}\n')
+    assert list_body("ConfigMapList", "v1", {}, [b"{}", b"{}"]).endswith(b'"items":[{},{}]}\n')
+
+
+async def test_objects_lists_tables_and_errors(api: httpx.AsyncClient) -> None:
+    created = await api.post(CONFIGMAPS, json={"metadata": {"name": "nl"}, "data": {"k": "v"}})
+    assert created.status_code == 201
+    responses = [
+        created,
+        await api.get(f"{CONFIGMAPS}/nl"),
+        await api.get(CONFIGMAPS),
+        await api.get("/api/v1/namespaces/nowhere/configmaps"),  # an empty list
+        await api.get(CONFIGMAPS, headers=TABLE),
+        await api.get(f"{CONFIGMAPS}/nl", headers=TABLE),
+        await api.patch(
+            f"{CONFIGMAPS}/nl",
+            json={"data": {"k": "w"}},
+            headers={"content-type": "application/merge-patch+json"},
+        ),
+        await api.get(f"{CONFIGMAPS}/missing"),  # a NotFound Status from the resource endpoints
+        await api.post(CONFIGMAPS, json={"metadata": {"name": "nl"}}),  # AlreadyExists
+        await api.get("/nowhere"),  # a Status from the non-resource app
+        await api.get("/api"),
+        await api.get("/apis"),
+        await api.get("/api/v1"),
+        await api.get("/apis/apps/v1"),
+        await api.delete(f"{CONFIGMAPS}/nl"),
+    ]
+    for response in responses:
+        one_document(response)
+
+
+async def test_watch_events_are_one_a_line(api: httpx.AsyncClient) -> None:
+    await api.post(CONFIGMAPS, json={"metadata": {"name": "w"}})
+    response = await api.get(CONFIGMAPS, params={"watch": "1", "resourceVersion": "0", "timeoutSeconds": "1"})
+    assert response.content.endswith(b"}\n") and b"\n\n" not in response.content
+
+
+async def test_version_is_indented_without_a_newline(api: httpx.AsyncClient) -> None:
+    body = (await api.get("/version")).content
+    assert body.startswith(b'{\n  "major"') and body.endswith(b"}")
+
+
+@pytest.mark.parametrize("path", ["/api/v1/namespaces/default/configmaps/x"])
+async def test_method_not_allowed_status(api: httpx.AsyncClient, path: str) -> None:
+    response = await api.post(path, json={})
+    assert response.status_code == 405
+    one_document(response)
