@@ -11,6 +11,8 @@ import httpx
 import pytest
 
 SECRETS = "/api/v1/namespaces/default/secrets"
+REDACTED = 'Invalid value: "<secret contents redacted>":'
+GO_MAP = "map[string]interface {}"
 
 
 def b64(text: str) -> str:
@@ -35,7 +37,7 @@ def causes(response: httpx.Response) -> list[tuple[str, str, str]]:
                 (
                     "FieldValueInvalid",
                     "data[.dockerconfigjson]",
-                    "Invalid value: \"<secret contents redacted>\": invalid character 'o' in literal null (expecting 'u')",
+                    f"{REDACTED} invalid character 'o' in literal null (expecting 'u')",
                 )
             ],
         ),
@@ -51,8 +53,7 @@ def causes(response: httpx.Response) -> list[tuple[str, str, str]]:
                 (
                     "FieldValueInvalid",
                     "data[.dockerconfigjson]",
-                    'Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go value of '
-                    "type map[string]interface {}",
+                    f"{REDACTED} json: cannot unmarshal array into Go value of type {GO_MAP}",
                 )
             ],
         ),
