@@ -61,6 +61,14 @@ def to_int64(value: str) -> int:
     return -number if negative else number
 
 
+def to_uint64(value: str) -> int:
+    """``strconv.ParseUint(value, 10, 64)`` (no sign accepted)."""
+    number = _parse_uint(value, 64)
+    if isinstance(number, str):
+        raise ConversionError(_num_error("ParseUint", value, number))
+    return number
+
+
 def to_ports(values: Sequence[str]) -> list[int]:
     """``Convert_Slice_string_To_Slice_int32``: every value, each split at commas, as uint16."""
     ports = []

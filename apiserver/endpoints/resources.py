@@ -20,7 +20,7 @@ from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.finalize import finalize
-from apiserver.endpoints.listing import list_options
+from apiserver.endpoints.listing import list_options, resource_version_error
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
@@ -105,7 +105,10 @@ class ResourceEndpoints:
         if info.verb == "create":
             return await self._create(request, store, namespace, query)
         if info.verb == "get":
-            obj = await store.get(namespace, info.name, query.get("resourceVersion", ""))
+            rv = query.get("resourceVersion", "")
+            if (problem := resource_version_error(rv)) is not None:
+                raise errors.bad_request(str(problem))  # upstream: its storage error, unconverted (500)
+            obj = await store.get(namespace, info.name, rv)
             return self._encode(request, store, obj)
         if info.verb in ("update", "patch"):
             return await self._update(request, store, info, namespace, query)

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
 from apiserver.endpoints.encoding import ENCODED
-from apiserver.endpoints.listing import list_options
+from apiserver.endpoints.listing import check_watch_resource_version, list_options
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.registry.store import GenericStore
 from apiserver.storage.errors import TooLargeResourceVersionError
@@ -54,6 +54,7 @@ class OpenWatches:
 def watch_response(
     request: Request, store: GenericStore, namespace: str, query: dict[str, str], watches: OpenWatches
 ) -> StreamingResponse:
+    check_watch_resource_version(query, store.rt.resource, store.rt.group)
     opts = list_options(query, store.strategy)
     timeout = _timeout(query.get("timeoutSeconds", ""))
     table = table_version(request.headers.get("accept", ""))
