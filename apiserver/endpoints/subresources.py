@@ -110,7 +110,10 @@ def _json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def _check_shape(body: Object, kind: str, fields: dict[str, tuple[type, str]]) -> None:
+Shapes = dict[str, tuple[type[Any], str]]
+
+
+def _check_shape(body: Object, kind: str, fields: Shapes) -> None:
     """Upstream's 400 when a body does not decode into the Go struct: each dotted ``fields``
     path, when present and not null, must hold a ``(python type, Go type)`` value (``dict``
     for structs; a ``dict`` of strings for ``map[string]string``)."""
@@ -124,7 +127,7 @@ def _check_shape(body: Object, kind: str, fields: dict[str, tuple[type, str]]) -
         bad: Any = None
         if not isinstance(value, wanted):
             bad = value
-        elif go_type == "map[string]string":  # Go names the map's value type
+        elif isinstance(value, dict) and go_type == "map[string]string":  # Go names the value type
             bad = next((v for v in value.values() if not isinstance(v, str)), None)
             go_type = "string"
         if bad is not None:
@@ -140,7 +143,7 @@ def _check_name(body: Object, kind: str, name: str) -> None:
         raise errors.bad_request(f"name in URL does not match name in {kind} object")
 
 
-BINDING_FIELDS = {
+BINDING_FIELDS: Shapes = {
     "metadata": (dict, "v1.ObjectMeta"),
     "metadata.name": (str, "string"),
     "metadata.annotations": (dict, "map[string]string"),
@@ -148,7 +151,7 @@ BINDING_FIELDS = {
     "target.kind": (str, "string"),
     "target.name": (str, "string"),
 }
-EVICTION_FIELDS = {
+EVICTION_FIELDS: Shapes = {
     "metadata": (dict, "v1.ObjectMeta"),
     "metadata.name": (str, "string"),
     "deleteOptions": (dict, "v1.DeleteOptions"),
