@@ -10,7 +10,7 @@ takes the first value of a repeated parameter; a parameter that is absent keeps 
 from __future__ import annotations
 
 import calendar
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -36,6 +36,15 @@ class ConversionError(Exception):
 
 class Query(Protocol):
     def getlist(self, key: str) -> list[str]: ...
+
+
+def first_values(items: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Each parameter's first value, blank ones included: what upstream's conversions read from
+    ``url.Values`` for a scalar (``dict()`` of Starlette's query params keeps the last)."""
+    values: dict[str, str] = {}
+    for key, value in items:
+        values.setdefault(key, value)
+    return values
 
 
 def first(query: Query, key: str) -> str | None:

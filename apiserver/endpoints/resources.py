@@ -23,6 +23,7 @@ from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options, resource_version_error
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.endpoints.warningheaders import add_warnings
@@ -73,7 +74,7 @@ class ResourceEndpoints:
         scope[SCOPE_KEY] = self.nodes
         request = Request(scope, receive)
         info = scope.get("request_info") or request_info(
-            request.method, request.url.path, dict(request.query_params)
+            request.method, request.url.path, first_values(request.query_params.multi_items())
         )
         warned = admission_warnings.collect()
         try:
@@ -90,7 +91,7 @@ class ResourceEndpoints:
         if info.api_group == metrics.GROUP:  # computed from the node agents, stored nowhere
             return await self.metrics.serve(request, info)
         store = self._store(info)
-        query = dict(request.query_params)
+        query = first_values(request.query_params.multi_items())
         namespace = info.namespace if store.rt.namespaced else ""
         if info.subresource in ACTIONS:
             handler = ACTIONS[info.subresource]

@@ -10,6 +10,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.endpoints import discovery
 from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestinfo import request_info
 from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_json
 from apiserver.endpoints.watch import OpenWatches
@@ -38,7 +39,9 @@ class APIRouter:
         info = scope.get("request_info")
         if info is None:
             request = Request(scope)
-            info = scope["request_info"] = request_info(request.method, path, dict(request.query_params))
+            info = scope["request_info"] = request_info(
+                request.method, path, first_values(request.query_params.multi_items())
+            )
         if info.is_resource_request:
             await self.resources(scope, receive, send)
             return

@@ -15,6 +15,7 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.queryparams import first_values
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
@@ -86,7 +87,7 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
             current["metadata"]["resourceVersion"] = rv
         return current
 
-    query = dict(request.query_params)
+    query = first_values(request.query_params.multi_items())
     options = "PatchOptions" if verb == "patch" else "UpdateOptions"
     manager = manager_name(request, query, options)
     track = tracker(field_manager(store, "scale"), manager)  # an Update entry on the parent
@@ -188,7 +189,7 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
         name,
         bind,
         subresource="binding",
-        dry_run=bodies.dry_run(dict(request.query_params), "CreateOptions"),
+        dry_run=bodies.dry_run(first_values(request.query_params.multi_items()), "CreateOptions"),
     )
     return JSONResponse(SUCCESS, status_code=201)
 

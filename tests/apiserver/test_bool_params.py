@@ -91,3 +91,11 @@ async def test_force_in_any_spelling_forces_an_apply(api: httpx.AsyncClient) -> 
     )
     assert forced.status_code == 200, forced.text
     assert forced.json()["data"] == {"k": "b"}
+
+
+async def test_the_first_of_repeated_values_counts(api: httpx.AsyncClient) -> None:
+    """As upstream's conversions read url.Values: ``watch=0&watch=1`` is a list."""
+    listed = await api.get(CONFIGMAPS, params=[("watch", "0"), ("watch", "1")])
+    assert listed.json()["kind"] == "ConfigMapList"
+    paged = await api.get(CONFIGMAPS, params=[("limit", "x"), ("limit", "1")])
+    assert paged.status_code == 400  # the first, "x", is what converts
