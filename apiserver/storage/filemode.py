@@ -3,12 +3,13 @@
 SQLite creates a database file 0644 (less the umask) and gives its ``-wal`` and ``-shm`` files
 the database file's mode, so creating the database file 0600 first covers all three. A store
 that already exists with wider permissions (written before this rule, or copied in) loses the
-group's and others' permissions, with a warning; one this process may not change (another owner) is left as it
-is, with a warning naming the files.
+group's and others' permissions once SQLite opened it, with a warning per file; one this
+process may not change (another owner) is left as it is, with a warning naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -25,17 +26,17 @@ def store_files(path: Path) -> list[Path]:
     return [path.with_name(path.name + suffix) for suffix in SUFFIXES]
 
 
-def restrict_store_files(path: Path) -> None:
-    """Create ``path`` 0600 if it is missing; tighten it and its companions if they are open to
-    others. Never raises for permissions: the store still opens (as before) when it cannot."""
-    try:
+def create_owner_only(path: Path) -> None:
+    """Create ``path`` empty and 0600 when it is missing (SQLite then copies this mode to the
+    WAL and shared-memory files it creates). Never raises: SQLite reports what is wrong."""
+    with contextlib.suppress(OSError):  # exists, or cannot be made: SQLite says what is wrong
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, STORE_FILE_MODE))
-        return  # a new store: no companions yet, and SQLite copies this mode to them
-    except FileExistsError:
-        pass
-    except OSError as err:
-        log.warning("cannot create store file %s owner-only: %s", path, err)
-        return
+
+
+def tighten_store_files(path: Path) -> None:
+    """Remove the group's and others' permissions from the store's files, with a warning for
+    each file changed (or that cannot be). Called once the store opened: a file SQLite refuses
+    is left as it is."""
     for file in store_files(path):
         try:
             mode = stat.S_IMODE(file.stat().st_mode)
