@@ -85,7 +85,9 @@ async def test_a_non_latin1_unknown_field_on_create_is_201_with_its_warning(
 
 async def test_kubectl_prints_the_utf8_warning(https_api: RunningApiserver) -> None:
     manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shown\nключ: 1\n"
-    command = [KUBECTL, "--kubeconfig", str(https_api.kubeconfig), "create", "--validate=warn", "-f", "-"]
+    cache = https_api.kubeconfig.parent / "kube-cache"  # never the user's ~/.kube
+    command = [KUBECTL, "--kubeconfig", str(https_api.kubeconfig), "--cache-dir", str(cache)]
+    command += ["create", "--validate=warn", "-f", "-"]
     done = await asyncio.to_thread(
         subprocess.run, command, input=manifest, capture_output=True, text=True, timeout=60
     )
