@@ -3,7 +3,9 @@ memo of encoded objects.
 
 Every JSON document ends with a newline, as upstream's serializer (Go's ``json.Encoder``) writes
 it: objects, lists, Status errors, Tables, discovery (one official e2e test compares bodies
-exactly). Memoized objects have none: they are list items and watch events' objects.
+exactly), and ``<``, ``>``, ``&``, U+2028/U+2029 are escaped as Go's encoder escapes them
+(``jsonutil.go_escape``). Memoized objects are escaped too, without the newline: they are list
+items and watch events' objects.
 
 Objects served from the watch cache are shared and never mutated (a change replaces the
 object), so the bytes of one object can be computed once and reused by every LIST and every
@@ -19,7 +21,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from minikube_py.jsonutil import dumps, dumps_document
+from minikube_py.jsonutil import dumps, dumps_document, go_escape
 
 MEMO_BYTES = 32 * 1024 * 1024
 
@@ -51,7 +53,7 @@ class EncodedObjects:
         typed = obj
         if kind and (obj.get("kind") != kind or obj.get("apiVersion") != api_version):
             typed = {**obj, "apiVersion": api_version, "kind": kind}
-        data = dumps(typed)
+        data = go_escape(dumps(typed))  # list items and watch events carry these bytes as they are
         if hit is not None:
             self._bytes -= len(self._memo.pop(key)[1])
         self._memo[key] = (obj, data)

@@ -23,7 +23,7 @@ from apiserver.registry.store import GenericStore
 from apiserver.storage.errors import TooLargeResourceVersionError
 from apiserver.storage.interface import BOOKMARK, ERROR, ObjectWatch, WatchEvent
 from minikube_py.api import errors
-from minikube_py.jsonutil import dumps
+from minikube_py.jsonutil import dumps, go_escape
 
 MAX_TIMEOUT_SECONDS = 1800
 # Events already waiting go out together, in one write, up to this many: a watcher that fell
@@ -104,7 +104,7 @@ def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: 
         if obj.get("kind") != store.rt.kind or obj.get("apiVersion") != store.rt.api_version:
             obj = {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
         obj = to_table(store.strategy, [obj], version=table, include_object=include, with_columns=first)
-    return dumps({"type": event.type, "object": obj}) + b"\n"
+    return go_escape(dumps({"type": event.type, "object": obj})) + b"\n"
 
 
 def _timeout(value: str) -> float:

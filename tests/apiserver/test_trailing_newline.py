@@ -70,3 +70,18 @@ async def test_method_not_allowed_status(api: httpx.AsyncClient, path: str) -> N
     response = await api.post(path, json={})
     assert response.status_code == 405
     one_document(response)
+
+
+async def test_html_characters_are_escaped_as_go_writes_them(api: httpx.AsyncClient) -> None:
+    """Go's encoder escapes <, >, & and U+2028/U+2029 in every document upstream writes."""
+    data = {"html": "<b>&amp;</b>", "lines": "a\u2028b\u2029c", "dash": "a \u2013 b"}
+    created = await api.post(CONFIGMAPS, json={"metadata": {"name": "esc"}, "data": data})
+    escaped = b'"html":"\\u003cb\\u003e\\u0026amp;\\u003c/b\\u003e","lines":"a\\u2028b\\u2029c"'
+    watched = await api.get(CONFIGMAPS, params={"watch": "1", "resourceVersion": "0", "timeoutSeconds": "1"})
+    for response in (created, await api.get(f"{CONFIGMAPS}/esc"), await api.get(CONFIGMAPS), watched):
+        assert escaped in response.content
+        assert "a \u2013 b".encode() in response.content  # other non-ASCII stays UTF-8, as in Go
+    assert (await api.get(f"{CONFIGMAPS}/esc")).json()["data"] == data
+    bad = {"metadata": {"name": "s"}, "type": "kubernetes.io/dockercfg", "data": {".dockercfg": ""}}
+    refused = await api.post("/api/v1/namespaces/default/secrets", json=bad)
+    assert b"\\u003csecret contents redacted\\u003e" in refused.content  # in Status messages too
