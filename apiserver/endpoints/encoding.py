@@ -50,9 +50,7 @@ class EncodedObjects:
         hit = self._memo.get(key)
         if hit is not None and hit[0] is obj:
             return hit[1]
-        typed = obj
-        if kind and (obj.get("kind") != kind or obj.get("apiVersion") != api_version):
-            typed = {**obj, "apiVersion": api_version, "kind": kind}
+        typed = with_type(obj, api_version, kind) if kind else obj
         data = go_escape(dumps(typed))  # list items and watch events carry these bytes as they are
         if hit is not None:
             self._bytes -= len(self._memo.pop(key)[1])
@@ -64,6 +62,18 @@ class EncodedObjects:
 
 
 ENCODED = EncodedObjects()
+
+
+def with_type(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+    """``obj`` with ``kind`` and ``apiVersion`` set and first, in that order, as upstream's
+    structs serialize (``TypeMeta`` leads); ``obj`` itself when it already is so."""
+    keys = iter(obj)
+    leading = next(keys, None) == "kind" and next(keys, None) == "apiVersion"
+    if leading and obj["kind"] == kind and obj["apiVersion"] == api_version:
+        return obj
+    typed = {"kind": kind, "apiVersion": api_version, **obj}
+    typed["kind"], typed["apiVersion"] = kind, api_version
+    return typed
 
 
 def list_body(kind: str, api_version: str, meta: dict[str, Any], items: list[bytes]) -> bytes:

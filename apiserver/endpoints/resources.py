@@ -17,12 +17,13 @@ from starlette.types import Receive, Scope, Send
 from apiserver.admission import warnings as admission_warnings
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
-from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
+from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body, with_type
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options, resource_version_error
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
+from apiserver.endpoints.pretty import prettify, wants_pretty
 from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
@@ -85,6 +86,10 @@ class ResourceEndpoints:
             log.exception("%s %s failed", request.method, request.url.path)
             response = status_json(errors.internal(f"{type(err).__name__}: {err}"))
         add_warnings(response, warned)
+        if wants_pretty(
+            scope.get("query_string", b"").decode("latin-1"), request.headers.get("user-agent", "")
+        ):
+            response = prettify(response)
         await response(scope, receive, send)
 
     async def dispatch(self, request: Request, info: RequestInfo) -> Response:
@@ -272,6 +277,4 @@ class ResourceEndpoints:
 
 
 def _with_kind(store: GenericStore, obj: Object) -> Object:
-    if obj.get("kind") == store.rt.kind and obj.get("apiVersion") == store.rt.api_version:
-        return obj
-    return {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
+    return with_type(obj, store.rt.api_version, store.rt.kind)

@@ -1,6 +1,8 @@
-"""Every JSON document ends with one newline, as upstream's serializer (Go's ``json.Encoder``)
-writes it (issue 13, item 19: an official e2e test compares bodies exactly); ``/version`` has
-none (upstream writes it with ``json.MarshalIndent``), and watch events are one a line."""
+"""Response bodies byte for byte as upstream's serializer (Go's ``json.Encoder``) writes them
+(issue 13, item 19: an official e2e test compares bodies exactly): every document ends with one
+newline (``/version`` has none: upstream writes it with ``json.MarshalIndent``), watch events
+are one a line, HTML characters are escaped, ``kind`` and ``apiVersion`` lead, and ``pretty``
+output is negotiated as upstream does."""
 
 from __future__ import annotations
 
@@ -85,3 +87,54 @@ async def test_html_characters_are_escaped_as_go_writes_them(api: httpx.AsyncCli
     bad = {"metadata": {"name": "s"}, "type": "kubernetes.io/dockercfg", "data": {".dockercfg": ""}}
     refused = await api.post("/api/v1/namespaces/default/secrets", json=bad)
     assert b"\\u003csecret contents redacted\\u003e" in refused.content  # in Status messages too
+
+
+async def test_kind_and_api_version_lead_every_object(api: httpx.AsyncClient) -> None:
+    """Upstream's structs put TypeMeta first: ``{"kind":...,"apiVersion":...,"metadata":...``,
+    whatever order the client wrote (kubectl writes apiVersion first)."""
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "order"}}
+    created = await api.post(CONFIGMAPS, json=body)
+    lead = b'{"kind":"ConfigMap","apiVersion":"v1","metadata":'
+    assert created.content.startswith(lead)
+    assert (await api.get(f"{CONFIGMAPS}/order")).content.startswith(lead)
+    assert (
+        b'"items":[' + lead
+        in (await api.get(CONFIGMAPS, params={"fieldSelector": "metadata.name=order"})).content
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "agent", "pretty"),
+    [
+        ({}, "curl/8.5.0", True),
+        ({}, "Wget/1.21", True),
+        ({}, "Mozilla/5.0 (X11)", True),
+        ({}, "kubectl/v1.33.1", False),
+        ({"pretty": "true"}, "python-httpx", True),
+        ({"pretty": "1"}, "python-httpx", True),
+        ({"pretty": "false"}, "curl/8.5.0", False),
+        ({"pretty": "yes"}, "curl/8.5.0", False),  # strconv.ParseBool refuses it: false
+        ({"pretty": ""}, "curl/8.5.0", True),  # empty: the user agent decides
+    ],
+)
+async def test_pretty_as_upstream_negotiates_it(
+    api: httpx.AsyncClient, params: dict[str, str], agent: str, pretty: bool
+) -> None:
+    await api.post(CONFIGMAPS, json={"metadata": {"name": "pp"}, "data": {"a": "<b>"}})
+    for path in (f"{CONFIGMAPS}/pp", CONFIGMAPS, f"{CONFIGMAPS}/missing", "/api/v1"):
+        response = await api.get(path, params=params, headers={"user-agent": agent})
+        if pretty:  # Go's json.MarshalIndent: two spaces, no trailing newline, HTML escaped
+            assert response.content.startswith(b'{\n  "kind": '), response.content[:40]
+            assert not response.content.endswith(b"\n")
+            assert json.loads(response.content) == json.loads((await api.get(path)).content)
+        else:
+            assert response.content.startswith(b'{"kind":') and response.content.endswith(b"}\n")
+    shown = (await api.get(f"{CONFIGMAPS}/pp", params=params, headers={"user-agent": agent})).content
+    assert b"\\u003cb\\u003e" in shown
+
+
+async def test_watches_are_never_pretty(api: httpx.AsyncClient) -> None:
+    await api.post(CONFIGMAPS, json={"metadata": {"name": "wp"}})
+    params = {"watch": "1", "resourceVersion": "0", "timeoutSeconds": "1", "pretty": "true"}
+    response = await api.get(CONFIGMAPS, params=params)
+    assert response.content.startswith(b'{"type":"ADDED"')
