@@ -35,7 +35,7 @@ def prettify(response: Response) -> Response:
     if not response.headers.get("content-type", "").startswith("application/json"):
         return response
     try:
-        obj = json.loads(response.body)
+        obj = json.loads(bytes(response.body))
     except ValueError:
         return response
     body = go_escape(json.dumps(obj, indent=2, ensure_ascii=False).encode())
