@@ -73,7 +73,11 @@ def build_app(
     install_health_checks(app, "livez", [ping])
     install_health_checks(app, "readyz", [ping, store])
     install_health_checks(app, "healthz", [ping, store])
-    app.router.add_route("/version", version_handler(), ["GET"], include_in_schema=False)
+    version = version_handler()
+    # upstream serves /version as a go-restful web service, whose route "/" answers both
+    # /version and /version/ (kr8s asks for the latter); /healthz, /metrics... are exact paths
+    for path in ("/version", "/version/"):
+        app.router.add_route(path, version, ["GET"], include_in_schema=False)
     app.router.add_route("/metrics", metrics_endpoint, ["GET"], include_in_schema=False)
     if catalog is None:
         return build_handler_chain(app, security)

@@ -12,7 +12,9 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
+
+from minikube_py.jsonutil import dumps_document
 
 # Upstream's messages for a code when nothing more specific is known
 # (k8s.io/apimachinery/pkg/api/errors and the apiserver's not-found / method handlers).
@@ -40,7 +42,8 @@ def status_response(
         "details": {},
         "code": code,
     }
-    return JSONResponse(body, status_code=code, headers=headers)
+    # a document ending with a newline, as upstream's serializer writes every Status
+    return Response(dumps_document(body), status_code=code, headers=headers, media_type="application/json")
 
 
 def install_status_errors(app: FastAPI) -> None:

@@ -1,5 +1,7 @@
-"""Warnings admission adds to the response (``Warning: 299 - "..."`` headers), e.g.
-PodSecurity's ``warn`` mode. The resource endpoints open a collection per request."""
+"""Warnings a request adds to its response (``Warning: 299 - "..."`` headers), e.g.
+PodSecurity's ``warn`` mode or field validation's unknown fields: upstream's per-request
+warning recorder. The resource endpoints open a collection per request and write it
+(``apiserver.endpoints.warningheaders``)."""
 
 from __future__ import annotations
 
@@ -20,3 +22,11 @@ def warn(text: str) -> None:
     found = _warnings.get()
     if found is not None:
         found.append(text)
+
+
+def warn_first(texts: list[str]) -> None:
+    """Put ``texts`` before the warnings collected so far: field validation reports once the
+    write is done, but upstream records its warnings while decoding, before admission runs."""
+    found = _warnings.get()
+    if found is not None:
+        found[0:0] = texts

@@ -19,7 +19,7 @@ from typing import Any
 from apiserver.audit.policy import METADATA, NONE, REQUEST_RECEIVED, GroupResources, Policy, PolicyRule
 from minikube_py.identities import FAKE_NODES_USER
 
-HEALTH_URLS = ("/healthz*", "/livez*", "/readyz*", "/version")
+HEALTH_URLS = ("/healthz*", "/livez*", "/readyz*", "/version", "/version/")
 LEASE_RENEWALS: dict[str, Any] = {
     "verbs": ("get", "update"),
     "namespaces": ("kube-node-lease",),

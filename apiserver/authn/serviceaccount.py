@@ -11,6 +11,7 @@ deleted. Tokens from other issuers, or that are not JWTs, are "not mine".
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -117,6 +118,7 @@ class ServiceAccountAuthenticator:
             claims = jwt.verify(token, self.keys)
         except jwt.JWTError as err:
             raise AuthenticationError(str(err)) from None
+        _check_claim_types(claims)
         accepted = self._audiences(claims, audiences)
         user = await self._validate(claims)
         return TokenResult(user, accepted)
@@ -137,10 +139,13 @@ class ServiceAccountAuthenticator:
 
     async def _validate(self, claims: dict[str, Any]) -> UserInfo:
         now = self.clock()
-        if isinstance(claims.get("exp"), int | float) and now > claims["exp"] + LEEWAY_SECONDS:
+        # _check_claim_types made each of these a number or absent (null counts as absent)
+        if claims.get("exp") is not None and now > claims["exp"] + LEEWAY_SECONDS:
             raise AuthenticationError("service account token has expired")
-        if isinstance(claims.get("nbf"), int | float) and now < claims["nbf"] - LEEWAY_SECONDS:
+        if claims.get("nbf") is not None and now < claims["nbf"] - LEEWAY_SECONDS:
             raise AuthenticationError("service account token is not valid yet")
+        if claims.get("iat") is not None and now < claims["iat"] - LEEWAY_SECONDS:
+            raise AuthenticationError("service account token is issued in the future")
         private = claims.get("kubernetes.io")
         if not isinstance(private, dict) or not isinstance(private.get("serviceaccount"), dict):
             raise AuthenticationError("service account token claims could not be validated")
@@ -188,3 +193,47 @@ class ServiceAccountAuthenticator:
         """Being deleted since before ``now`` minus the leeway (upstream's rule)."""
         deleted_at = parse_time(obj["metadata"].get("deletionTimestamp"))
         return deleted_at is not None and deleted_at < now - LEEWAY_SECONDS
+
+
+NUMERIC_DATE_ERROR = "go-jose/go-jose/jwt: expected number for numeric date"
+AUDIENCE_ERROR = "go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience"
+
+
+def _check_claim_types(claims: dict[str, Any]) -> None:
+    """Upstream decodes the claims into go-jose's typed ``jwt.Claims`` before validating
+    anything, so a claim of the wrong JSON type fails the token (401), never skips a check:
+    ``exp``/``nbf``/``iat`` are NumericDates (a finite number, or null), ``aud`` a string or a
+    list of strings, ``iss``/``sub``/``jti`` strings."""
+    for name in ("exp", "nbf", "iat"):
+        value = claims.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
+            raise AuthenticationError(NUMERIC_DATE_ERROR)
+    aud = claims.get("aud")
+    audiences = [] if aud is None else [aud] if isinstance(aud, str) else aud
+    if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
+        raise AuthenticationError(AUDIENCE_ERROR)
+    for name in ("iss", "sub", "jti"):
+        value = claims.get(name)
+        if value is not None and not isinstance(value, str):
+            what = _json_type(value)
+            raise AuthenticationError(
+                f"json: cannot unmarshal {what} into Go struct field Claims.{name} of type string"
+            )
+
+
+def _json_type(value: Any) -> str:
+    """Go's name for a JSON value's type in an unmarshalling error."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(float(value))  # Go's ParseFloat refuses what overflows a float64
+    except OverflowError:
+        return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.endpoints.queryparams import to_bool
 from apiserver.registry.deletion import PROPAGATION_POLICIES
 from apiserver.registry.store import DeleteOptions
 from apiserver.storage.errors import MAX_VALUE_BYTES
@@ -11,14 +12,13 @@ from apiserver.storage.interface import Preconditions
 from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, aggregate_message, invalid, not_supported
-from minikube_py.api.protobuf.decode import ProtobufError
+from minikube_py.api.protobuf.decode import ProtobufError, decode_envelope, decode_message
 from minikube_py.api.protobuf.decode import decode_object as decode_protobuf
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 WRITE_TYPES = [JSON, "application/yaml", PROTOBUF]
 DRY_RUN_ALL = "All"
-_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
 
 
 def media_type(content_type: str | None) -> str:
@@ -76,11 +76,29 @@ def check_kind(obj: dict[str, Any], api_version: str, kind: str) -> None:
     obj["apiVersion"], obj["kind"] = api_version, kind
 
 
-def delete_options(raw: bytes, query: dict[str, str]) -> DeleteOptions:
-    """DeleteOptions from the body or, when there is none, from the query (upstream reads only
-    one of them), validated as upstream's handler does before it looks the object up
-    (``ValidateDeleteOptions``); the store checks them again once it found the object."""
-    body = decode_json(raw) if raw.strip() else _query_options(query)
+def _options_body(raw: bytes, content_type: str | None) -> Any:
+    """A DeleteOptions body: JSON (whatever the content type says, as before), or protobuf as
+    client-go's typed clients send it (Helm's uninstall): any group version, as upstream's
+    option scheme decodes DeleteOptions as an unversioned kind, and no other kind."""
+    if media_type(content_type) != PROTOBUF:
+        return decode_json(raw)
+    if len(raw) > MAX_VALUE_BYTES:
+        raise errors.too_large("Request entity too large: limit is 3145728")
+    try:
+        _api_version, kind, message = decode_envelope(raw)
+        if kind != "DeleteOptions":
+            raise errors.bad_request(f"decoded object of kind {kind} cannot be converted to DeleteOptions")
+        return decode_message("DeleteOptions", message)
+    except ProtobufError as err:
+        raise errors.bad_request(f"the protobuf body could not be decoded: {err}") from None
+
+
+def delete_options(raw: bytes, query: dict[str, str], content_type: str | None = None) -> DeleteOptions:
+    """DeleteOptions from the body (JSON or protobuf, by ``content_type``) or, when there is
+    none, from the query (upstream reads only one of them), validated as upstream's handler does
+    before it looks the object up (``ValidateDeleteOptions``); the store checks them again once
+    it found the object."""
+    body = _options_body(raw, content_type) if raw.strip() else _query_options(query)
     if not isinstance(body, dict):
         raise errors.bad_request("DeleteOptions must be a JSON object")
     grace = body.get("gracePeriodSeconds")
@@ -120,10 +138,8 @@ def _query_options(query: dict[str, str]) -> dict[str, Any]:
     if "dryRun" in query:
         body["dryRun"] = [query["dryRun"]]
     text = query.get("orphanDependents")
-    if text is not None:
-        if text not in _TRUE + _FALSE:
-            raise errors.bad_request(f'strconv.ParseBool: parsing "{text}": invalid syntax')
-        body["orphanDependents"] = text in _TRUE
+    if text is not None:  # Convert_Slice_string_To_Pointer_bool: never an error
+        body["orphanDependents"] = to_bool(text)
     return body
 
 

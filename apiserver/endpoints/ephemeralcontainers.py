@@ -15,6 +15,7 @@ from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.typecheck import check_body, checked_patch
 from apiserver.registry.resources.ephemeralcontainers import EphemeralContainersStrategy
 from apiserver.registry.store import GenericStore
@@ -31,7 +32,7 @@ async def ephemeral_containers(
         return _pod(store, await store.get(namespace, name))
     if verb not in ("update", "patch"):
         raise errors.method_not_supported(f"{store.rt.resource}/{SUBRESOURCE}", store.rt.group, verb)
-    query = dict(request.query_params)
+    query = first_values(request.query_params.multi_items())
     options = "PatchOptions" if verb == "patch" else "UpdateOptions"
     fields = FieldValidation(store.rt, query, options)
     raw = await request.body()

@@ -32,6 +32,7 @@ from typing import Any, cast
 
 from starlette.responses import Response
 
+from apiserver.admission import warnings as admission_warnings
 from apiserver.patch.fieldpath import path_string
 from apiserver.patch.fieldset import item_element
 from apiserver.patch.schema import PLAIN, Fields, List, Schema, fields_of
@@ -63,12 +64,6 @@ def parse_directive(query: Mapping[str, str], options_kind: str) -> str:
 def strict_message(paths: list[str]) -> str:
     """Upstream's strict decoding error for unknown fields at ``paths``."""
     return "strict decoding error: " + ", ".join(f"unknown field {go_quote(p)}" for p in paths)
-
-
-def warning_header(text: str) -> str:
-    """An RFC 7234 ``Warning`` header value as upstream's apiserver writes it."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'299 - "{escaped}"'
 
 
 def check_apply(rt: ResourceType, schema: Fields, config: Object) -> None:
@@ -189,9 +184,9 @@ class FieldValidation:
             self.warnings.extend(f"unknown field {go_quote(p)}" for p in paths)
 
     def respond(self, response: Response) -> Response:
-        """``response`` with one ``Warning`` header per collected warning."""
-        for text in dict.fromkeys(self.warnings):
-            response.headers.append("Warning", warning_header(text))
+        """``response``, once the request's warnings have the collected ones (first, as upstream
+        records them while decoding); the resource endpoints write them as headers."""
+        admission_warnings.warn_first(self.warnings)
         return response
 
 

@@ -13,6 +13,7 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.typecheck import check_body
 from apiserver.registry.resources.namespace import NamespaceFinalizeStrategy
 from apiserver.registry.store import GenericStore
@@ -23,7 +24,7 @@ from minikube_py.api import errors
 async def finalize(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     if verb != "update":
         raise errors.method_not_supported(f"{store.rt.resource}/finalize", store.rt.group, verb)
-    query = dict(request.query_params)
+    query = first_values(request.query_params.multi_items())
     fields = FieldValidation(store.rt, query, "UpdateOptions")
     raw = await request.body()
     desired = bodies.decode_object(raw, request.headers.get("content-type"))

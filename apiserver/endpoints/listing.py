@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
+from apiserver.endpoints.queryparams import ConversionError, to_bool, to_int64, to_uint64
 from apiserver.registry.strategy import Object, Strategy
 from apiserver.storage.interface import ListOptions, Predicate
 from minikube_py.api import errors
+from minikube_py.api.field_errors import FieldError, invalid
 from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import SelectorError, parse_label_selector
 
@@ -26,18 +29,33 @@ def list_options(query: dict[str, str], strategy: Strategy) -> ListOptions:
         raise errors.bad_request("resourceVersionMatch is forbidden unless resourceVersion is provided")
     if token and rv not in ("", "0"):
         raise errors.bad_request("specifying resource version is not allowed when using continue")
-    if rv and not rv.isdigit():
-        raise errors.bad_request(f'resourceVersion: Invalid value: "{rv}": must be a non-negative integer')
+    problem = resource_version_error(rv)
+    if problem is not None:  # upstream's storage.ValidateListOptions (a watch checks first)
+        raise errors.bad_request(f"invalid resource version: {problem}")
     return ListOptions(
         resource_version=rv,
         resource_version_match=match,
-        limit=_non_negative(query.get("limit", "0"), "limit"),
+        limit=_limit(query.get("limit")),
         continue_token=token,
         predicate=selector_predicate(query, strategy),
         exact_match=_exact_match(query),
-        allow_bookmarks=query.get("allowWatchBookmarks") in ("true", "1"),
+        allow_bookmarks=_optional_bool(query.get("allowWatchBookmarks")) or False,
         send_initial_events=_optional_bool(query.get("sendInitialEvents")),
     )
+
+
+def check_watch_resource_version(query: dict[str, str], resource: str, group: str) -> None:
+    """A watch's unparsable ``resourceVersion``: upstream's cacher refuses it and the registry
+    reports it as 422 Invalid on the resource (``InterpretWatchError``), named by a
+    ``metadata.name`` field selector when there is one."""
+    problem = resource_version_error(query.get("resourceVersion", ""))
+    if problem is None:
+        return
+    name = ""
+    with contextlib.suppress(SelectorError):  # a bad selector gets its own 400 later
+        name = parse_field_selector(query.get("fieldSelector", "")).exact_match("metadata.name") or ""
+    cause = errors.Cause(problem.reason, problem.body(), problem.field)
+    raise errors.invalid(resource, name, group, [cause])
 
 
 def selector_predicate(query: dict[str, str], strategy: Strategy) -> Predicate | None:
@@ -68,13 +86,30 @@ def _exact_match(query: dict[str, str]) -> Callable[[str], str | None] | None:
     return parse_field_selector(query["fieldSelector"]).exact_match
 
 
-def _non_negative(value: str, name: str) -> int:
-    if not value.isdigit():
-        raise errors.bad_request(f'{name}: Invalid value: "{value}": must be a non-negative integer')
-    return int(value)
+def resource_version_error(rv: str) -> FieldError | None:
+    """Upstream's ``APIObjectVersioner.ParseResourceVersion``: unset ("" or "0") or a uint64;
+    anything else is this ``resourceVersion`` field error (``strconv.ParseUint``'s words)."""
+    if rv in ("", "0"):
+        return None
+    try:
+        to_uint64(rv)
+    except ConversionError as err:
+        return invalid("resourceVersion", rv, str(err))
+    return None
+
+
+def _limit(value: str | None) -> int:
+    """``limit`` as upstream's conversion reads it (``strconv.ParseInt``, a 400 when it fails);
+    zero or negative means no paging, as upstream's storage takes only a positive limit."""
+    if value is None:
+        return 0
+    try:
+        return max(to_int64(value), 0)
+    except ConversionError as err:
+        raise errors.bad_request(str(err)) from None
 
 
 def _optional_bool(value: str | None) -> bool | None:
-    if value is None:
-        return None
-    return value in ("true", "1")
+    """A boolean parameter as upstream's ``Convert_Slice_string_To_Pointer_bool``: None when
+    absent, else true unless ``0`` or ``false`` (any case); ``True`` and the empty string are true."""
+    return None if value is None else to_bool(value)

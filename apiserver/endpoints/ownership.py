@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from starlette.requests import Request
 
 from apiserver.endpoints.fieldvalidation import check_apply
+from apiserver.endpoints.queryparams import to_bool
 from apiserver.endpoints.typecheck import check_applied, check_apply_config
 from apiserver.endpoints.yamlbody import decode_yaml_object
 from apiserver.patch.apply import ApplyConflicts
@@ -29,8 +30,6 @@ from apiserver.registry.store import GenericStore, Track
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
-
-_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
 
 
 def field_manager(store: GenericStore, subresource: str = "") -> FieldManager:
@@ -94,10 +93,10 @@ def tracker(fields: FieldManager, manager: str) -> Track:
 
 
 def _force(query: dict[str, str]) -> bool:
-    value = query.get("force", "false")
-    if value not in _TRUE + _FALSE:
-        raise errors.bad_request(f'strconv.ParseBool: parsing "{value}": invalid syntax')
-    return value in _TRUE
+    """``PatchOptions.force`` as upstream converts it (``Convert_Slice_string_To_Pointer_bool``:
+    given and neither ``0`` nor ``false`` in any case is true; never an error)."""
+    value = query.get("force")
+    return value is not None and to_bool(value)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ takes the first value of a repeated parameter; a parameter that is absent keeps 
 from __future__ import annotations
 
 import calendar
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -38,6 +38,15 @@ class Query(Protocol):
     def getlist(self, key: str) -> list[str]: ...
 
 
+def first_values(items: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Each parameter's first value, blank ones included: what upstream's conversions read from
+    ``url.Values`` for a scalar (``dict()`` of Starlette's query params keeps the last)."""
+    values: dict[str, str] = {}
+    for key, value in items:
+        values.setdefault(key, value)
+    return values
+
+
 def first(query: Query, key: str) -> str | None:
     values = query.getlist(key)
     return values[0] if values else None
@@ -59,6 +68,14 @@ def to_int64(value: str) -> int:
     if isinstance(number, str) or number > 2**63 - (0 if negative else 1):
         raise ConversionError(_num_error("ParseInt", value, "value out of range"))
     return -number if negative else number
+
+
+def to_uint64(value: str) -> int:
+    """``strconv.ParseUint(value, 10, 64)`` (no sign accepted)."""
+    number = _parse_uint(value, 64)
+    if isinstance(number, str):
+        raise ConversionError(_num_error("ParseUint", value, number))
+    return number
 
 
 def to_ports(values: Sequence[str]) -> list[int]:

@@ -2,13 +2,16 @@
 
 ``/api/v1/namespaces/default/pods/web/status`` is a resource request: group "", version v1,
 namespace default, resource pods, name web, subresource status, verb by method (GET is get,
-or list without a name, or watch with ``watch=true``). Anything else (``/healthz``,
+or without a name list, or watch when ``watch`` is true as upstream converts it: given and
+neither ``0`` nor ``false`` in any case, ``watch=True`` and ``watch=`` too). Anything else (``/healthz``,
 ``/openapi/v3``) is a non-resource request with the lower-cased method as its verb.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from apiserver.endpoints.queryparams import to_bool
 
 NAMESPACE_SUBRESOURCES = {"status", "finalize"}
 _METHOD_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
@@ -72,9 +75,12 @@ def _fill_names(info: RequestInfo, parts: list[str]) -> None:
 
 def _verb(method: str, info: RequestInfo, query: dict[str, str], watch_prefix: bool) -> str:
     if method == "GET" or method == "HEAD":
-        if watch_prefix or query.get("watch") in ("true", "1"):
+        if watch_prefix:
             return "watch"
-        return "get" if info.name else "list"
+        if info.name:  # upstream decodes ListOptions (and so watch) only without a name
+            return "get"
+        watch = query.get("watch")
+        return "watch" if watch is not None and to_bool(watch) else "list"
     verb = _METHOD_VERBS.get(method, method.lower())
     if verb == "delete" and not info.name:
         return "deletecollection"

@@ -17,16 +17,19 @@ from starlette.types import Receive, Scope, Send
 from apiserver.admission import warnings as admission_warnings
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
-from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body
+from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body, with_type
 from apiserver.endpoints.ephemeralcontainers import ephemeral_containers
-from apiserver.endpoints.fieldvalidation import FieldValidation, warning_header
+from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.finalize import finalize
-from apiserver.endpoints.listing import list_options
+from apiserver.endpoints.listing import list_options, resource_version_error
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
+from apiserver.endpoints.pretty import prettify, wants_pretty
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.endpoints.typecheck import check_body, checked_patch
+from apiserver.endpoints.warningheaders import add_warnings
 from apiserver.endpoints.watch import OpenWatches, watch_response
 from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
@@ -75,7 +78,7 @@ class ResourceEndpoints:
         scope[SCOPE_KEY] = self.nodes
         request = Request(scope, receive)
         info = scope.get("request_info") or request_info(
-            request.method, request.url.path, dict(request.query_params)
+            request.method, request.url.path, first_values(request.query_params.multi_items())
         )
         warned = admission_warnings.collect()
         try:
@@ -85,15 +88,18 @@ class ResourceEndpoints:
         except Exception as err:  # a bug must still answer with a Status, never a bare 500
             log.exception("%s %s failed", request.method, request.url.path)
             response = status_json(errors.internal(f"{type(err).__name__}: {err}"))
-        for text in dict.fromkeys(warned):
-            response.headers.append("Warning", warning_header(text))
+        add_warnings(response, warned)
+        if wants_pretty(
+            scope.get("query_string", b"").decode("latin-1"), request.headers.get("user-agent", "")
+        ):
+            response = prettify(response)
         await response(scope, receive, send)
 
     async def dispatch(self, request: Request, info: RequestInfo) -> Response:
         if info.api_group == metrics.GROUP:  # computed from the node agents, stored nowhere
             return await self.metrics.serve(request, info)
         store = self._store(info)
-        query = dict(request.query_params)
+        query = first_values(request.query_params.multi_items())
         namespace = info.namespace if store.rt.namespaced else ""
         if info.subresource in ACTIONS:
             handler = ACTIONS[info.subresource]
@@ -108,7 +114,10 @@ class ResourceEndpoints:
         if info.verb == "create":
             return await self._create(request, store, namespace, query)
         if info.verb == "get":
-            obj = await store.get(namespace, info.name, query.get("resourceVersion", ""))
+            rv = query.get("resourceVersion", "")
+            if (problem := resource_version_error(rv)) is not None:
+                raise errors.bad_request(str(problem))  # upstream: its storage error, unconverted (500)
+            obj = await store.get(namespace, info.name, rv)
             return self._encode(request, store, obj)
         if info.verb in ("update", "patch"):
             return await self._update(request, store, info, namespace, query)
@@ -122,7 +131,7 @@ class ResourceEndpoints:
         self, request: Request, store: GenericStore, namespace: str, name: str, query: dict[str, str]
     ) -> Response:
         """The object kept, or the one removed (a ``Status`` for most kinds, never a Table)."""
-        options = bodies.delete_options(await request.body(), query)
+        options = bodies.delete_options(await request.body(), query, request.headers.get("content-type"))
         done = await store.delete_reporting(namespace, name, options)
         accepted = not done.deleted and options.orphan_dependents is False  # upstream's only 202
         code = 202 if accepted else 200
@@ -135,7 +144,7 @@ class ResourceEndpoints:
     ) -> Response:
         """Delete every object the selectors match (one list, then one delete each); the answer
         is that list, as listed (upstream's ``DeleteCollection``)."""
-        options = bodies.delete_options(await request.body(), query)
+        options = bodies.delete_options(await request.body(), query, request.headers.get("content-type"))
         listed = await store.list(namespace, list_options(query, store.strategy))
         for obj in listed.items:
             meta = obj["metadata"]
@@ -278,6 +287,4 @@ class ResourceEndpoints:
 
 
 def _with_kind(store: GenericStore, obj: Object) -> Object:
-    if obj.get("kind") == store.rt.kind and obj.get("apiVersion") == store.rt.api_version:
-        return obj
-    return {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
+    return with_type(obj, store.rt.api_version, store.rt.kind)

@@ -10,6 +10,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.endpoints import discovery
 from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.pretty import prettify, wants_pretty
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestinfo import request_info
 from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_json
 from apiserver.endpoints.watch import OpenWatches
@@ -38,11 +40,18 @@ class APIRouter:
         info = scope.get("request_info")
         if info is None:
             request = Request(scope)
-            info = scope["request_info"] = request_info(request.method, path, dict(request.query_params))
+            info = scope["request_info"] = request_info(
+                request.method, path, first_values(request.query_params.multi_items())
+            )
         if info.is_resource_request:
             await self.resources(scope, receive, send)
             return
-        response = self.discover(Request(scope, receive), path)
+        request = Request(scope, receive)
+        response = self.discover(request, path)
+        if wants_pretty(
+            scope.get("query_string", b"").decode("latin-1"), request.headers.get("user-agent", "")
+        ):
+            response = prettify(response)
         await response(scope, receive, send)
 
     def discover(self, request: Request, path: str) -> Response:

@@ -15,6 +15,7 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.typecheck import check_body, check_kind_body, checked_patch
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -65,9 +66,8 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         def desired_scale(current: Object) -> Object:
             return apply_patch(to_scale(current))
     else:
-        wanted = bodies.decode_json(raw)  # kubectl may send no Content-Type here
-        if not isinstance(wanted, dict):
-            raise errors.bad_request("Scale must be a JSON object")
+        # JSON (kubectl may send no Content-Type here) or client-go's protobuf (UpdateScale)
+        wanted = bodies.decode_object(raw, content_type)
         check_body(SCALE_RT, wanted, raw)
 
         def desired_scale(current: Object) -> Object:
@@ -78,6 +78,8 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         if not all(isinstance(desired.get(part, {}), dict) for part in ("metadata", "spec")):
             raise errors.bad_request("Scale metadata and spec must be objects")
         replicas = desired.get("spec", {}).get("replicas")
+        if replicas is None:  # int32 omitempty: absent (protobuf's zero, or JSON null) is 0
+            replicas = 0
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             message = f"Invalid value: {replicas}: must be greater than or equal to 0"
             raise errors.invalid(
@@ -89,7 +91,7 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
             current["metadata"]["resourceVersion"] = rv
         return current
 
-    query = dict(request.query_params)
+    query = first_values(request.query_params.multi_items())
     options = "PatchOptions" if verb == "patch" else "UpdateOptions"
     manager = manager_name(request, query, options)
     track = tracker(field_manager(store, "scale"), manager)  # an Update entry on the parent
@@ -102,11 +104,18 @@ def _only_create(store: GenericStore, subresource: str, verb: str) -> None:
         raise errors.method_not_supported(f"{store.rt.resource}/{subresource}", store.rt.group, verb)
 
 
+def _check_name(body: Object, kind: str, name: str) -> None:
+    """Upstream's binding and eviction storage: the body names the object of the URL."""
+    if (body.get("metadata") or {}).get("name", "") != name:
+        raise errors.bad_request(f"name in URL does not match name in {kind} object")
+
+
 async def binding(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "binding", verb)
     raw = await request.body()
     body = bodies.decode_object(raw, request.headers.get("content-type"))
     check_kind_body("v1", "Binding", body, raw)
+    _check_name(body, "Binding", name)
     target = body.get("target") or {}
     node = target.get("name")
     if not node or target.get("kind", "Node") != "Node":
@@ -124,8 +133,6 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
             raise errors.conflict("pods/binding", name, "", why)
         spec["nodeName"] = node
         annotations = (body.get("metadata") or {}).get("annotations") or {}
-        if not isinstance(annotations, dict):
-            raise errors.bad_request("Binding metadata.annotations must be a map of strings")
         pod["metadata"].setdefault("annotations", {}).update(annotations)
         return pod
 
@@ -134,7 +141,7 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
         name,
         bind,
         subresource="binding",
-        dry_run=bodies.dry_run(dict(request.query_params), "CreateOptions"),
+        dry_run=bodies.dry_run(first_values(request.query_params.multi_items()), "CreateOptions"),
     )
     return JSONResponse(SUCCESS, status_code=201)
 
@@ -144,8 +151,7 @@ async def eviction(request: Request, store: GenericStore, verb: str, namespace: 
     raw = await request.body()
     body: dict[str, Any] = bodies.decode_object(raw, request.headers.get("content-type"))
     check_kind_body("policy/v1", "Eviction", body, raw)
+    _check_name(body, "Eviction", name)
     options = body.get("deleteOptions") or {}
-    if not isinstance(options, dict):
-        raise errors.bad_request("Eviction deleteOptions must be an object")
     await store.delete(namespace, name, bodies.delete_options(dumps(options), {}))
     return JSONResponse(SUCCESS, status_code=201)

@@ -17,13 +17,13 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
 from apiserver.endpoints.encoding import ENCODED
-from apiserver.endpoints.listing import list_options
+from apiserver.endpoints.listing import check_watch_resource_version, list_options
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.registry.store import GenericStore
 from apiserver.storage.errors import TooLargeResourceVersionError
 from apiserver.storage.interface import BOOKMARK, ERROR, ObjectWatch, WatchEvent
 from minikube_py.api import errors
-from minikube_py.jsonutil import dumps
+from minikube_py.jsonutil import dumps, go_escape
 
 MAX_TIMEOUT_SECONDS = 1800
 # Events already waiting go out together, in one write, up to this many: a watcher that fell
@@ -54,6 +54,7 @@ class OpenWatches:
 def watch_response(
     request: Request, store: GenericStore, namespace: str, query: dict[str, str], watches: OpenWatches
 ) -> StreamingResponse:
+    check_watch_resource_version(query, store.rt.resource, store.rt.group)
     opts = list_options(query, store.strategy)
     timeout = _timeout(query.get("timeoutSeconds", ""))
     table = table_version(request.headers.get("accept", ""))
@@ -103,7 +104,7 @@ def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: 
         if obj.get("kind") != store.rt.kind or obj.get("apiVersion") != store.rt.api_version:
             obj = {**obj, "apiVersion": store.rt.api_version, "kind": store.rt.kind}
         obj = to_table(store.strategy, [obj], version=table, include_object=include, with_columns=first)
-    return dumps({"type": event.type, "object": obj}) + b"\n"
+    return go_escape(dumps({"type": event.type, "object": obj})) + b"\n"
 
 
 def _timeout(value: str) -> float:

@@ -15,7 +15,7 @@ from apiserver.context import current_user
 from apiserver.filters.audit import audit_failed_authentication
 from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig
-from minikube_py.jsonutil import dumps
+from minikube_py.jsonutil import dumps_document
 
 UNAUTHORIZED = {
     "kind": "Status",
@@ -29,7 +29,7 @@ UNAUTHORIZED = {
 
 
 def unauthorized() -> Response:
-    return Response(dumps(UNAUTHORIZED), status_code=401, media_type="application/json")
+    return Response(dumps_document(UNAUTHORIZED), status_code=401, media_type="application/json")
 
 
 class Authentication:

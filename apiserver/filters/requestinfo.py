@@ -7,6 +7,7 @@ from urllib.parse import parse_qsl
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.context import current_request_info
+from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestinfo import request_info
 
 
@@ -16,7 +17,9 @@ class RequestInfoFilter:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+            # as url.Values read by upstream's conversions: blank values count, the first wins
+            pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+            query = first_values(pairs)
             scope["request_info"] = info = request_info(scope["method"], scope["path"], query)
             current_request_info.set(info)
         await self.app(scope, receive, send)

@@ -8,9 +8,10 @@ from typing import Any
 
 from apiserver.registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from minikube_py.api.errors import Cause
-from minikube_py.api.field_errors import FieldError, forbidden, go_quote, invalid
+from minikube_py.api.field_errors import FieldError, forbidden, go_quote, invalid, too_long
 from minikube_py.api.timestamps import now_rfc3339
 from minikube_py.api.validation import (
+    TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
@@ -127,10 +128,21 @@ def _validate_map(values: Any, field: str, *, labels: bool) -> list[Cause]:
         return [_invalid(field, values, "must be a map of strings")]
     causes = []
     for key, value in values.items():
-        causes += [_invalid(field, key, m) for m in is_qualified_name(key)]
+        # upstream's annotation keys are qualified names in any case
+        causes += [_invalid(field, key, m) for m in is_qualified_name(key if labels else key.lower())]
         if labels:
             causes += [_invalid(f"{field}", value, m) for m in is_valid_label_value(str(value))]
+    if not labels and _utf8_size(values) > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES:
+        causes += _causes([too_long(field, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES)])  # upstream: 256 KiB in all
     return causes
+
+
+def _utf8_size(values: dict[Any, Any]) -> int:
+    """Upstream's ``ValidateAnnotationsSize``: the bytes of every key and value."""
+    return sum(
+        len(str(k).encode("utf-8", "surrogatepass")) + len(str(v).encode("utf-8", "surrogatepass"))
+        for k, v in values.items()
+    )
 
 
 def _invalid(field: str, value: Any, message: str) -> Cause:

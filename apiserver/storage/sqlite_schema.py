@@ -16,6 +16,7 @@ from apiserver.storage.errors import (
     CompactedError,
     StoreConfigError,
 )
+from apiserver.storage.filemode import create_owner_only, tighten_store_files
 from apiserver.storage.kv import Event, EventType, KeyValue, RangeResult, check_write
 
 SCHEMA = """
@@ -50,6 +51,7 @@ def connect_writer(path: Path, synchronous: str) -> sqlite3.Connection:
         raise StoreConfigError(f"unknown sqlite synchronous mode {synchronous!r} (normal or full)")
     if not path.parent.is_dir():
         raise StoreConfigError(f"store directory {path.parent} does not exist")
+    create_owner_only(path)  # before SQLite creates the file (and so its WAL) 0644
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
@@ -64,6 +66,7 @@ def connect_writer(path: Path, synchronous: str) -> sqlite3.Connection:
         conn.execute("COMMIT")
     except sqlite3.Error as err:
         raise StoreConfigError(f"cannot use sqlite store {path}: {err}") from err
+    tighten_store_files(path)  # an existing store, once SQLite accepted it
     return conn
 
 

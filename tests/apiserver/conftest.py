@@ -1,12 +1,14 @@
 """An in-process apiserver (memory store, running watch caches, bootstrap objects) behind an
 httpx ASGI client, for request/response tests. Watches must set timeoutSeconds: the ASGI
-transport buffers whole responses."""
+transport buffers whole responses. ``https_api`` is a real HTTPS apiserver on loopback, for
+what the wire itself must carry (header bytes, what kubectl reads)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -15,6 +17,8 @@ from apiserver.bootstrap import ensure_bootstrap_objects
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app
 from apiserver.storage.memory import MemoryKV
+from minikube_py.pki import ClusterPKI, ensure_cluster_pki
+from tests.client.apiserver import RunningApiserver, running_apiserver
 
 
 @contextlib.asynccontextmanager
@@ -45,3 +49,15 @@ async def api() -> AsyncIterator[httpx.AsyncClient]:
 async def api_kv() -> AsyncIterator[tuple[httpx.AsyncClient, MemoryKV]]:
     async with in_process_apiserver() as served:
         yield served
+
+
+@pytest.fixture(scope="session")
+def cluster_pki(tmp_path_factory: pytest.TempPathFactory) -> ClusterPKI:
+    return ensure_cluster_pki(tmp_path_factory.mktemp("apiserver-pki") / "pki")
+
+
+@pytest.fixture
+async def https_api(tmp_path: Path, cluster_pki: ClusterPKI) -> AsyncIterator[RunningApiserver]:
+    """A real apiserver over HTTPS on loopback in this process (``tests.client.apiserver``)."""
+    async with running_apiserver(tmp_path, pki=cluster_pki) as running:
+        yield running

@@ -92,7 +92,6 @@ async def test_orphan_dependents_false_deleted_at_once_is_200(api: httpx.AsyncCl
             'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": '
             'supported values: "Foreground", "Background", "Orphan", "nil"',
         ),
-        (None, "?orphanDependents=maybe", 400, 'strconv.ParseBool: parsing "maybe": invalid syntax'),
     ],
 )
 async def test_bad_delete_options(

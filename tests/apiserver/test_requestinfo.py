@@ -27,6 +27,19 @@ CASES = [
     ("GET", "/api/v1/namespaces/other/pods/foo/log", {}, ("get", "", "v1", "other", "pods", "log", "foo")),
     ("GET", "/api/v1/pods", {}, ("list", "", "v1", "", "pods", "", "")),
     ("GET", "/api/v1/pods", {"watch": "true"}, ("watch", "", "v1", "", "pods", "", "")),
+    # upstream's Convert_Slice_string_To_bool: only 0 and false (any case) are false
+    ("GET", "/api/v1/pods", {"watch": "True"}, ("watch", "", "v1", "", "pods", "", "")),
+    ("GET", "/api/v1/pods", {"watch": ""}, ("watch", "", "v1", "", "pods", "", "")),
+    ("GET", "/api/v1/pods", {"watch": "yes"}, ("watch", "", "v1", "", "pods", "", "")),
+    ("GET", "/api/v1/pods", {"watch": "FALSE"}, ("list", "", "v1", "", "pods", "", "")),
+    ("GET", "/api/v1/pods", {"watch": "0"}, ("list", "", "v1", "", "pods", "", "")),
+    # with a name, upstream decodes no ListOptions: a plain get
+    (
+        "GET",
+        "/api/v1/namespaces/other/pods/foo",
+        {"watch": "true"},
+        ("get", "", "v1", "other", "pods", "", "foo"),
+    ),
     ("GET", "/api/v1/watch/namespaces/other/pods", {}, ("watch", "", "v1", "other", "pods", "", "")),
     ("POST", "/api/v1/namespaces/other/pods", {}, ("create", "", "v1", "other", "pods", "", "")),
     (

@@ -7,11 +7,12 @@ from typing import Any
 
 import httpx
 
+from apiserver.authn import jwt
 from tests.authn.conftest import ISSUER, AuthnCluster
 
 UNAUTHORIZED = (
     b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized",'
-    b'"reason":"Unauthorized","code":401}'
+    b'"reason":"Unauthorized","code":401}\n'
 )
 SSR = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
 
@@ -175,3 +176,15 @@ async def test_discovery_lists_the_reviews(authn: AuthnCluster) -> None:
     assert resources == {"tokenreviews": ["create"], "selfsubjectreviews": ["create"]}
     group = await authn.client.get("/apis/authentication.k8s.io")
     assert group.json()["preferredVersion"]["version"] == "v1"
+
+
+async def test_a_token_whose_exp_is_a_string_is_401(authn: AuthnCluster) -> None:
+    """Issue 13 item 6: the string was skipped, so such a token never expired."""
+    await create_sa(authn.client)
+    issued = await request_token(authn.client, {"audiences": [ISSUER], "expirationSeconds": 3600})
+    token = issued.json()["status"]["token"]
+    assert (await whoami(authn.client, token)).status_code == 201
+    claims = {**jwt.unverified_claims(token), "exp": "99999999999"}
+    forged = jwt.sign(claims, authn.key)  # the cluster's own key: only the claim's type is wrong
+    response = await authn.client.get("/api/v1/namespaces", headers=bearer(forged))
+    assert (response.status_code, response.content) == (401, UNAUTHORIZED)

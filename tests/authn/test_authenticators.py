@@ -204,3 +204,48 @@ async def test_request_authenticator_order_and_anonymous() -> None:
         await both.authenticate(scope([(b"authorization", b"Bearer nope")]))
     closed = RequestAuthenticator([X509Authenticator()], anonymous=False)
     assert await closed.authenticate(scope()) is None
+
+
+def signed(key: ec.EllipticCurvePrivateKey, **changes: Any) -> str:
+    """A valid token for SA with ``changes`` to its claims (None removes a claim)."""
+    token, _ = TokenGenerator(key, ISSUER, clock=lambda: NOW).generate(SA, [ISSUER], 600)
+    claims = {**jwt.unverified_claims(token), **changes}
+    return jwt.sign({k: v for k, v in claims.items() if v is not None}, key)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"exp": str(int(NOW) - 3600)}, "go-jose/go-jose/jwt: expected number for numeric date"),
+        ({"exp": "never"}, "go-jose/go-jose/jwt: expected number for numeric date"),
+        ({"exp": True}, "go-jose/go-jose/jwt: expected number for numeric date"),
+        ({"exp": [NOW]}, "go-jose/go-jose/jwt: expected number for numeric date"),
+        ({"exp": 10**400}, "go-jose/go-jose/jwt: expected number for numeric date"),
+        ({"nbf": "0"}, "go-jose/go-jose/jwt: expected number for numeric date"),
+        ({"iat": {"t": 1}}, "go-jose/go-jose/jwt: expected number for numeric date"),
+        ({"iat": NOW + 3600}, "service account token is issued in the future"),
+        ({"nbf": NOW + 3600}, "service account token is not valid yet"),
+        ({"aud": 5}, "go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience"),
+        (
+            {"aud": [ISSUER, 5]},
+            "go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience",
+        ),
+        ({"sub": 7}, "json: cannot unmarshal number into Go struct field Claims.sub of type string"),
+        ({"jti": ["x"]}, "json: cannot unmarshal array into Go struct field Claims.jti of type string"),
+    ],
+)
+async def test_claims_of_the_wrong_type_refuse_the_token(changes: dict[str, Any], message: str) -> None:
+    """Issue 13 item 6: an ``exp`` that was a string was skipped, so the token never expired."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    with pytest.raises(AuthenticationError) as raised:
+        await sa_authn(key, Objects(("serviceaccounts", SA))).authenticate_token(
+            signed(key, **changes), [ISSUER]
+        )
+    assert str(raised.value) == message
+
+
+async def test_null_or_absent_time_claims_are_unset() -> None:
+    key = ec.generate_private_key(ec.SECP256R1())
+    authn = sa_authn(key, Objects(("serviceaccounts", SA)), now=NOW + 10**6)  # long after exp
+    for token in (signed(key, exp=None, nbf=None, iat=None), signed(key, exp=NOW + 2 * 10**6, iat=NOW)):
+        assert await authn.authenticate_token(token, [ISSUER]) is not None

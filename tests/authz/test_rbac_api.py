@@ -11,7 +11,7 @@ PODS = "/api/v1/namespaces/default/pods"
 
 async def test_anonymous_may_read_health_and_version_only(cluster: Cluster) -> None:
     async with cluster.client() as anonymous:
-        for path in ("/healthz", "/livez", "/readyz", "/version"):
+        for path in ("/healthz", "/livez", "/readyz", "/version", "/version/"):
             assert (await anonymous.get(path)).status_code == 200, path
         response = await anonymous.get("/api")
         assert response.status_code == 403

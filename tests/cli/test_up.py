@@ -79,7 +79,7 @@ def test_version_reports_a_kubernetes_version(cluster: Cluster) -> None:
 
 
 @pytest.mark.parametrize(
-    ("method", "path"), [("GET", "/nope"), ("GET", "/version/"), ("DELETE", "/api/v1/x")]
+    ("method", "path"), [("GET", "/nope"), ("GET", "/healthz/"), ("DELETE", "/api/v1/x")]
 )
 def test_unknown_path_is_a_not_found_status(cluster: Cluster, method: str, path: str) -> None:
     with cluster.admin_client() as client:

@@ -186,3 +186,43 @@ async def test_a_failed_group_commit_fails_its_writes_and_the_writer_lives_on(
         assert await asyncio.wait_for(kv.create("/registry/a", b"1"), 5) == 1
     finally:
         await kv.close()
+
+
+def modes(path: Path) -> dict[str, int]:
+    """The permission bits of the store's files that exist, by name."""
+    found = [path.with_name(path.name + suffix) for suffix in ("", "-wal", "-shm")]
+    return {f.name: f.stat().st_mode & 0o777 for f in found if f.exists()}
+
+
+async def test_store_files_are_created_owner_only(tmp_path: Path) -> None:
+    """Issue 13 item 7: every Secret is in these files; 0644 made them world-readable."""
+    path = tmp_path / "outside" / "store.db"
+    path.parent.mkdir(mode=0o755)
+    old = os.umask(0o022)  # the usual umask, under which SQLite alone writes 0644
+    try:
+        kv = await open_kv(f"sqlite:///{path}")
+        try:
+            await kv.create("/registry/secrets/default/s", b"secret")
+            assert modes(path) == {"store.db": 0o600, "store.db-wal": 0o600, "store.db-shm": 0o600}
+        finally:
+            await kv.close()
+    finally:
+        os.umask(old)
+
+
+async def test_existing_world_readable_store_is_tightened(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "store.db"
+    kv = await open_kv(f"sqlite:///{path}")
+    await kv.create("/registry/a", b"1")
+    for file in modes(path):
+        (tmp_path / file).chmod(0o644)  # as an older version (or a copy) left it
+    kv2 = await open_kv(f"sqlite:///{path}")  # opened again while the first still runs: WAL kept
+    try:
+        assert set(modes(path).values()) == {0o600}
+        assert await kv2.get("/registry/a") is not None
+        assert "store.db was readable by others (mode 0644): now 0600" in caplog.text
+    finally:
+        await kv2.close()
+        await kv.close()

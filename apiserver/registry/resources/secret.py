@@ -1,5 +1,5 @@
 """Secrets: base64 ``data``; ``stringData`` is folded into ``data`` on write; ``type`` defaults
-to ``Opaque``."""
+to ``Opaque``; the built-in types' rules are ``secrettypes.py``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN, validate_base64, validate_keys
+from apiserver.registry.resources.secrettypes import secret_type_errors
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
 
@@ -32,7 +33,8 @@ class SecretStrategy(Strategy):
         fold_string_data(new)
 
     def validate(self, obj: Object) -> list[Cause]:
-        return validate_keys(obj.get("data"), "data") + validate_base64(obj.get("data"), "data")
+        causes = validate_keys(obj.get("data"), "data") + validate_base64(obj.get("data"), "data")
+        return causes + secret_type_errors(obj)
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         causes = self.validate(new)

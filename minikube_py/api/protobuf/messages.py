@@ -4,7 +4,11 @@ The kinds are every one real kubectl (>= 1.32) writes as protobuf: each ``kubect
 generator, ``auth can-i`` (SelfSubjectAccessReview; ``--list``: SelfSubjectRulesReview), ``auth whoami``
 (SelfSubjectReview, in all three versions) and ``create token`` (TokenRequest). A few relatives cost
 nothing more and serve other protobuf clients: SubjectAccessReview, LocalSubjectAccessReview,
-TokenReview and Eviction (kubectl's drain still sends JSON).
+TokenReview and Eviction (kubectl's drain still sends JSON), and what client-go's typed clients send
+to subresources: Binding (a scheduler), Scale (``UpdateScale``).
+
+``DeleteOptions`` is not here: upstream decodes it in any group version (an unversioned kind of its
+option scheme), so DELETE bodies look it up by kind (``apiserver/endpoints/body.py``).
 """
 
 from __future__ import annotations
@@ -64,6 +68,9 @@ MESSAGES: dict[tuple[str, str], str] = {
     (_RBAC, "ClusterRoleBinding"): "ClusterRoleBinding",
     ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
     ("policy/v1", "Eviction"): "Eviction",
+    ("policy/v1beta1", "Eviction"): "Eviction",  # same fields; upstream's eviction takes both
+    ("v1", "Binding"): "Binding",
+    ("autoscaling/v1", "Scale"): "Scale",
     ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
     ("networking.k8s.io/v1", "Ingress"): "Ingress",
 }

@@ -1,4 +1,5 @@
-"""core/v1 objects: Namespace, ConfigMap, Secret, ServiceAccount, Service, ResourceQuota and references.
+"""core/v1 objects: Namespace, ConfigMap, Secret, ServiceAccount, Service, ResourceQuota, Binding
+(``pods/binding``, a scheduler's write) and references.
 
 Field facts from k8s.io/api core/v1 ``types.go`` at v0.36.3 (``protobuf:`` tag number,
 ``json:`` name and options, Go type), checked against ``generated.proto``. Notation: ``schema.py``.
@@ -36,6 +37,9 @@ message ServiceAccount
    2 secrets                      []ObjectReference      omitempty
    3 imagePullSecrets             []LocalObjectReference omitempty
    4 automountServiceAccountToken *bool                  omitempty
+message Binding
+   1 metadata ObjectMeta      omitempty
+   2 target   ObjectReference
 message ObjectReference
    1 kind            string omitempty
    2 namespace       string omitempty

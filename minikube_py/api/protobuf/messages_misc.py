@@ -1,6 +1,7 @@
-"""policy/v1 PodDisruptionBudget and Eviction, scheduling/v1 PriorityClass, networking/v1 Ingress.
+"""policy/v1 PodDisruptionBudget and Eviction, scheduling/v1 PriorityClass, networking/v1 Ingress,
+autoscaling/v1 Scale (the ``scale`` subresource of deployments, replica sets and stateful sets).
 
-Field facts from k8s.io/api policy/v1, scheduling/v1 and networking/v1 ``types.go`` at v0.36.3
+Field facts from k8s.io/api policy/v1, scheduling/v1, networking/v1 and autoscaling/v1 ``types.go`` at v0.36.3
 (``protobuf:`` tag number, ``json:`` name and options, Go type), checked against ``generated.proto``.
 Notation: ``schema.py``.
 """
@@ -13,6 +14,15 @@ message PodDisruptionBudget
 message Eviction
    1 metadata      ObjectMeta     omitempty
    2 deleteOptions *DeleteOptions omitempty
+message Scale
+   1 metadata ObjectMeta  omitempty
+   2 spec     ScaleSpec   omitempty
+   3 status   ScaleStatus omitempty
+message ScaleSpec
+   1 replicas int32 omitempty
+message ScaleStatus
+   1 replicas int32
+   2 selector string omitempty
 message PriorityClass
    1 metadata         ObjectMeta omitempty
    2 value            int32

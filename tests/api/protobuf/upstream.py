@@ -2,8 +2,8 @@
 
 The table is transcribed from upstream's ``generated.proto`` files (k8s.io/apimachinery
 pkg/apis/meta/v1, pkg/util/intstr, pkg/api/resource; k8s.io/api core/v1, apps/v1, authorization/v1,
-authentication/v1, policy/v1), field names as there (``uID``, ``Raw``), trimmed to the fields the tests
-use. It is independent of the decoder's own descriptions, which come from the Go types.
+authentication/v1, policy/v1, autoscaling/v1), field names as there (``uID``, ``Raw``), trimmed to
+the fields the tests use. It is independent of the decoder's own descriptions, which come from the Go types.
 """
 
 from __future__ import annotations
@@ -237,6 +237,24 @@ TABLE: Table = {
         (7, "conditions", REP, "Condition"),
     ],
     "Eviction": [(1, "metadata", OPT, "ObjectMeta"), (2, "deleteOptions", OPT, "DeleteOptions")],
+    # core/v1 Binding, autoscaling/v1 Scale
+    "ObjectReference": [
+        (1, "kind", OPT, S),
+        (2, "namespace", OPT, S),
+        (3, "name", OPT, S),
+        (4, "uid", OPT, S),
+        (5, "apiVersion", OPT, S),
+        (6, "resourceVersion", OPT, S),
+        (7, "fieldPath", OPT, S),
+    ],
+    "Binding": [(1, "metadata", OPT, "ObjectMeta"), (2, "target", OPT, "ObjectReference")],
+    "Scale": [
+        (1, "metadata", OPT, "ObjectMeta"),
+        (2, "spec", OPT, "ScaleSpec"),
+        (3, "status", OPT, "ScaleStatus"),
+    ],
+    "ScaleSpec": [(1, "replicas", OPT, I32)],
+    "ScaleStatus": [(1, "replicas", OPT, I32), (2, "selector", OPT, S)],
 }
 
 UPSTREAM: dict[str, Any] = build(TABLE)

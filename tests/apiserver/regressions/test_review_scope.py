@@ -22,8 +22,12 @@ async def test_watch_with_name_only_sees_that_object(api):
     for n in ("c1", "c2"):
         body = {**CM, "metadata": {"name": n}}
         assert (await api.post("/api/v1/namespaces/default/configmaps", json=body)).status_code == 201
+    # upstream serves ?watch on a named path as a plain get (it reads ListOptions only without
+    # a name); a watch of one object is the /watch/ prefix
+    got = await api.get("/api/v1/namespaces/default/configmaps/c1?watch=true")
+    assert got.json()["metadata"]["name"] == "c1" and got.json()["kind"] == "ConfigMap"
     lines = []
-    async with api.stream("GET", "/api/v1/namespaces/default/configmaps/c1?watch=true&timeoutSeconds=1") as r:
+    async with api.stream("GET", "/api/v1/watch/namespaces/default/configmaps/c1?timeoutSeconds=1") as r:
         assert r.status_code == 200
         async for line in r.aiter_lines():
             if line:
