@@ -18,10 +18,12 @@ async def pod(api: httpx.AsyncClient) -> str:
     return "p"
 
 
-def decode_error(kind: str, version: str, what: str, field: str, go_type: str) -> str:
+def decode_error(kind: str, version: str, what: str, field: str, go_type: str, struct: str = "") -> str:
+    """Go's message names the innermost struct holding the field (``ObjectReference`` for
+    ``target.name``) and the field's whole path."""
     return (
         f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot unmarshal {what} '
-        f"into Go struct field {kind}.{field} of type {go_type}"
+        f"into Go struct field {struct or kind}.{field} of type {go_type}"
     )
 
 
@@ -31,7 +33,7 @@ def decode_error(kind: str, version: str, what: str, field: str, go_type: str) -
         ({"target": "node"}, decode_error("Binding", "v1", "string", "target", "v1.ObjectReference")),
         (
             {"metadata": {"name": "p"}, "target": {"name": 3}},
-            decode_error("Binding", "v1", "number", "target.name", "string"),
+            decode_error("Binding", "v1", "number", "target.name", "string", "ObjectReference"),
         ),
         (
             {"metadata": [], "target": {"name": "n"}},
@@ -39,7 +41,7 @@ def decode_error(kind: str, version: str, what: str, field: str, go_type: str) -
         ),
         (
             {"metadata": {"name": "p", "annotations": {"a": True}}, "target": {"name": "n"}},
-            decode_error("Binding", "v1", "bool", "metadata.annotations", "string"),
+            decode_error("Binding", "v1", "bool", "metadata.annotations", "string", "ObjectMeta"),
         ),
         (
             {"metadata": {"name": "other"}, "target": {"name": "n"}},
