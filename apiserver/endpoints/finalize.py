@@ -13,6 +13,7 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
+from apiserver.endpoints.requestbody import read_body
 from apiserver.registry.resources.namespace import NamespaceFinalizeStrategy
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -24,7 +25,7 @@ async def finalize(request: Request, store: GenericStore, verb: str, namespace: 
         raise errors.method_not_supported(f"{store.rt.resource}/finalize", store.rt.group, verb)
     query = dict(request.query_params)
     fields = FieldValidation(store.rt, query, "UpdateOptions")
-    desired = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    desired = bodies.decode_object(await read_body(request), request.headers.get("content-type"))
     bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
     checked = fields.check_update(desired)
 

@@ -15,6 +15,7 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
+from apiserver.endpoints.requestbody import read_body
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
@@ -54,7 +55,7 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         return JSONResponse(to_scale(await store.get(namespace, name)))
     if verb not in ("update", "patch"):
         raise errors.method_not_supported(store.rt.resource, store.rt.group, verb)
-    raw = await request.body()
+    raw = await read_body(request)
     content_type = request.headers.get("content-type")
     if verb == "patch":
         apply_patch = patcher(SCALE_RT, content_type, raw)
@@ -100,7 +101,7 @@ def _only_create(store: GenericStore, subresource: str, verb: str) -> None:
 
 async def binding(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "binding", verb)
-    body = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    body = bodies.decode_object(await read_body(request), request.headers.get("content-type"))
     target = body.get("target") or {}
     node = target.get("name")
     if not node or target.get("kind", "Node") != "Node":
@@ -135,7 +136,7 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
 
 async def eviction(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "eviction", verb)
-    body: dict[str, Any] = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    body: dict[str, Any] = bodies.decode_object(await read_body(request), request.headers.get("content-type"))
     options = body.get("deleteOptions") or {}
     if not isinstance(options, dict):
         raise errors.bad_request("Eviction deleteOptions must be an object")
