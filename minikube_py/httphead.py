@@ -16,6 +16,11 @@ them for the kube-apiserver and the kubelet (``http.Server`` ``MaxHeaderBytes`` 
   a 401, a timeout) says ``Connection: close`` and the connection is closed after it, as Go
   does when a handler left a large body unread: otherwise the server would read and discard
   the rest of a body it already refused (400 MiB of it, for a 413).
+- **Lingering.** Closing a connection while the client is still sending makes the kernel
+  answer with a reset, which can destroy the answer before the client reads it. So after a
+  431, or a response to a request whose body is still arriving, the connection stays open
+  for ``LINGER_SECONDS`` (Go's ``rstAvoidanceDelay``), everything the client still sends is
+  dropped unread, and then it is closed.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 
 MAX_HEADER_BYTES = 1 << 20  # upstream's apiserver and kubelet servers: MaxHeaderBytes
 HEADER_SLOP_BYTES = 4096  # Go reads MaxHeaderBytes plus this much before refusing
+LINGER_SECONDS = 0.5  # Go's rstAvoidanceDelay
 READ_HEADER_TIMEOUT = 32.0  # upstream apiserver ReadHeaderTimeout (shy of its 34 s request bound)
 # Go's answer, byte for byte: an HTTP/1.0 status line and no Content-Length (the body ends
 # with the connection).
@@ -109,14 +115,20 @@ class BoundedHeadHttpToolsProtocol(HttpToolsProtocol):
         self._reading_head, self._head_bytes = True, 0
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
+        cycle.transport = _LingeringTransport(cycle, self)  # type: ignore[assignment]
         super()._start_asgi_task(cycle, _closing_after_unread_body(cycle, app))
 
     def _refuse_head(self) -> None:
+        if not self.transport.is_closing():
+            self.transport.write(TOO_LARGE_RESPONSE)
+        self.linger_then_close()
+
+    def linger_then_close(self) -> None:
+        """Drop whatever the client still sends, and close in ``LINGER_SECONDS``."""
         self._refused = True
         self._disarm_head_deadline()
         if not self.transport.is_closing():
-            self.transport.write(TOO_LARGE_RESPONSE)
-            self.transport.close()
+            self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def _arm_head_deadline(self) -> None:
         self._disarm_head_deadline()
@@ -131,6 +143,24 @@ class BoundedHeadHttpToolsProtocol(HttpToolsProtocol):
         self._head_deadline = None
         if self._reading_head and not self.transport.is_closing():
             self.transport.close()
+
+
+class _LingeringTransport:
+    """The connection's transport as one request's cycle sees it: closing it while that
+    request's body is still arriving lingers first (``linger_then_close``)."""
+
+    def __init__(self, cycle: RequestResponseCycle, protocol: BoundedHeadHttpToolsProtocol) -> None:
+        self._transport = cycle.transport
+        self._cycle, self._protocol = cycle, protocol
+
+    def close(self) -> None:
+        if self._cycle.more_body and not self._transport.is_closing():
+            self._protocol.linger_then_close()
+        else:
+            self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 def _closing_after_unread_body(cycle: RequestResponseCycle, app: Any) -> Any:
