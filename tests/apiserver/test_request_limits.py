@@ -36,7 +36,16 @@ CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[RunningApiserver]:
+    """Short timeouts, for the tests of timeouts."""
     async with running_apiserver(tmp_path, serving=SHORT) as running:
+        yield running
+
+
+@pytest.fixture
+async def roomy(tmp_path: Path) -> AsyncIterator[RunningApiserver]:
+    """Upstream's timeouts, for the tests of sizes (a loaded machine must not turn a 413 into
+    a 504)."""
+    async with running_apiserver(tmp_path) as running:
         yield running
 
 
@@ -59,20 +68,20 @@ async def assert_still_serving(running: RunningApiserver) -> None:
 # --- request heads --------------------------------------------------------------------------
 
 
-async def test_a_head_over_one_mib_is_431_and_the_connection_closed(server: RunningApiserver) -> None:
+async def test_a_head_over_one_mib_is_431_and_the_connection_closed(roomy: RunningApiserver) -> None:
     """Go's answer, before the header is complete: the client is still sending it (the
     issue's 64 MiB) when it comes."""
-    async with raw_https(server.url, server.pki) as conn:
+    async with raw_https(roomy.url, roomy.pki) as conn:
         assert await conn.send(head("GET", "/version").removesuffix(b"\r\n") + b"X-Big: ")
         sending = asyncio.create_task(_send_repeatedly(conn.send, b"a" * 65536, 1024))
         answer = await conn.until_closed()
         sending.cancel()
     assert answer == TOO_LARGE_RESPONSE
-    await assert_still_serving(server)
+    await assert_still_serving(roomy)
 
 
-async def test_a_head_within_the_limit_is_served(server: RunningApiserver) -> None:
-    async with raw_https(server.url, server.pki) as conn:
+async def test_a_head_within_the_limit_is_served(roomy: RunningApiserver) -> None:
+    async with raw_https(roomy.url, roomy.pki) as conn:
         assert await conn.send(head("GET", "/version", "X-Big: " + "a" * 1_000_000, "Connection: close"))
         code, _, body = parse_response(await conn.until_closed())
     assert code == 200
@@ -122,49 +131,49 @@ def assert_too_large(raw: bytes) -> None:
 
 
 @pytest.mark.parametrize("target", list(BODY_TARGETS))
-async def test_a_chunked_body_stops_being_read_at_the_limit(server: RunningApiserver, target: str) -> None:
+async def test_a_chunked_body_stops_being_read_at_the_limit(roomy: RunningApiserver, target: str) -> None:
     """No Content-Length: the 413 comes once the limit is passed, while the client is still
     sending (it never finishes here), so the body was not read whole first."""
     method, path, content_type = BODY_TARGETS[target]
     request = head(method, path, f"Content-Type: {content_type}", "Transfer-Encoding: chunked")
     chunk = b"%x\r\n" % 65536 + b"a" * 65536 + b"\r\n"
-    async with raw_https(server.url, server.pki, admin(server.pki)) as conn:
+    async with raw_https(roomy.url, roomy.pki, admin(roomy.pki)) as conn:
         assert await conn.send(request)
         sending = asyncio.create_task(_send_repeatedly(conn.send, chunk, LIMIT // 65536 + 2))
         raw = await conn.until_closed()
         await sending
     assert_too_large(raw)
-    await assert_still_serving(server)
+    await assert_still_serving(roomy)
 
 
 @pytest.mark.parametrize("target", ["json create", "protobuf create", "json patch"])
 async def test_a_declared_length_over_the_limit_is_refused_before_reading(
-    server: RunningApiserver, target: str
+    roomy: RunningApiserver, target: str
 ) -> None:
     method, path, content_type = BODY_TARGETS[target]
     request = head(method, path, f"Content-Type: {content_type}", f"Content-Length: {400 * 1024 * 1024}")
-    async with raw_https(server.url, server.pki, admin(server.pki)) as conn:
+    async with raw_https(roomy.url, roomy.pki, admin(roomy.pki)) as conn:
         assert await conn.send(request + b"{")  # and nothing more of the 400 MiB
         assert_too_large(await conn.until_closed())
 
 
-async def test_a_body_at_the_limit_is_read(server: RunningApiserver) -> None:
+async def test_a_body_at_the_limit_is_read(roomy: RunningApiserver) -> None:
     """Exactly 3 MiB gets past the reader (and is then refused for what it is, not its size)."""
     body = b" " * (LIMIT - 2) + b"{}"
-    async with https_client(server) as client:
+    async with https_client(roomy) as client:
         response = await client.post(CONFIGMAPS, content=body, headers={"content-type": "application/json"})
     assert response.status_code != 413
 
 
 async def test_a_client_gone_mid_body_is_one_log_line(
-    server: RunningApiserver, caplog: pytest.LogCaptureFixture
+    roomy: RunningApiserver, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
     request = head("POST", CONFIGMAPS, "Content-Type: application/json", "Content-Length: 1000")
-    async with raw_https(server.url, server.pki, admin(server.pki)) as conn:
+    async with raw_https(roomy.url, roomy.pki, admin(roomy.pki)) as conn:
         assert await conn.send(request + b'{"metadata":')  # and then hang up
     await _until(lambda: any("disconnected after" in r.getMessage() for r in caplog.records))
-    await assert_still_serving(server)
+    await assert_still_serving(roomy)
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert "Traceback" not in caplog.text
 
