@@ -9,8 +9,9 @@ query parameter (a Go duration, as client-go sends it) asks for less; a malforme
 400. When the time is up the handler is cancelled, which releases whatever it holds (its
 flow-control seat first: a body trickling in at one byte a second no longer keeps other
 users' requests waiting), and the client gets upstream's 504 ``Timeout`` Status,
-``Timeout: request did not complete within the allotted timeout``. A response that had
-already started cannot be replaced: its connection is dropped, as upstream aborts it.
+``Timeout: request did not complete within the allotted timeout`` (which its audit event
+records too). A response that had already started cannot be replaced: its connection is
+dropped, as upstream aborts it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from apiserver.audit.context import AuditContext
 from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.longrunning import is_long_running
 from apiserver.status import status_response
@@ -28,6 +30,7 @@ from minikube_py.goduration import parse_go_duration
 
 TIMED_OUT = "Timeout: request did not complete within the allotted timeout"
 INVALID_TIMEOUT = "invalid timeout specified in the request URL"
+TIMEOUT_STATUS = {"status": "Failure", "message": TIMED_OUT, "reason": "Timeout", "code": 504}
 
 log = logging.getLogger("apiserver")
 
@@ -55,17 +58,34 @@ class RequestTimeout:
             started = started or message["type"] == "http.response.start"
             await send(message)
 
-        deadline = asyncio.timeout(seconds)
+        task = asyncio.current_task()
+        assert task is not None
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            ctx: AuditContext | None = scope.get("audit")
+            if ctx is not None and not started:  # the event records the answer the client gets
+                ctx.log_status(TIMEOUT_STATUS)
+                ctx.set_code(504)
+            task.cancel()
+
+        deadline = asyncio.get_running_loop().call_later(seconds, expire)
         try:
-            async with deadline:
-                await self.app(scope, receive, send_tracked)
-        except TimeoutError:
-            if not deadline.expired():
-                raise  # the handler's own
+            await self.app(scope, receive, send_tracked)
+        except asyncio.CancelledError:
+            if not expired or task.uncancel() > 0:
+                raise  # cancelled for another reason (the server stopping) as well
             if started:  # nothing can be said any more: the server drops the connection
                 log.info("%s %s: timed out after its response started", scope["method"], scope["path"])
                 return
             await status_response(504, "Timeout", TIMED_OUT)(scope, receive, send)
+        else:
+            if expired:  # the handler swallowed the cancellation: take it back all the same
+                task.uncancel()
+        finally:
+            deadline.cancel()
 
     def timeout(self, scope: Scope) -> float:
         """``--request-timeout``, or the request's ``timeout`` when shorter (and above 0);

@@ -26,6 +26,7 @@ from minikube_py.goduration import parse_go_duration
 from minikube_py.httphead import TOO_LARGE_RESPONSE
 from minikube_py.pki import CertKeyPair, ClusterPKI, ensure_client_certificate
 from tests.apiserver.rawhttps import WAIT, head, parse_response, raw_https, status_of
+from tests.audit.conftest import audit_log
 from tests.client.apiserver import RunningApiserver, running_apiserver
 
 SHORT = ServingOptions(request_timeout=1.0, min_request_timeout=1.0, read_header_timeout=0.5)
@@ -321,3 +322,13 @@ async def test_one_users_trickling_bodies_do_not_starve_another_users_creates(tm
         finally:
             for task in trickles:
                 task.cancel()
+
+
+async def test_the_audit_event_of_a_timed_out_request_records_the_504(tmp_path: Path) -> None:
+    log = audit_log(tmp_path)
+    audited = SecurityConfig(audit=log.config)
+    async with running_apiserver(tmp_path, serving=SHORT, security=audited) as running:
+        assert_timed_out(await trickled_post(running, running.pki.admin))
+    completed = [e for e in log.for_uri(CONFIGMAPS) if e["stage"] == "ResponseComplete"]
+    assert [(e["verb"], e["responseStatus"]["code"]) for e in completed] == [("create", 504)]
+    assert completed[0]["responseStatus"]["message"] == TIMED_OUT
