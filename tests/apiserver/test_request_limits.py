@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -332,3 +333,18 @@ async def test_the_audit_event_of_a_timed_out_request_records_the_504(tmp_path: 
     completed = [e for e in log.for_uri(CONFIGMAPS) if e["stage"] == "ResponseComplete"]
     assert [(e["verb"], e["responseStatus"]["code"]) for e in completed] == [("create", 504)]
     assert completed[0]["responseStatus"]["message"] == TIMED_OUT
+
+
+def test_every_handler_reads_bodies_through_the_bounded_reader() -> None:
+    """A guard: ``request.body()``, ``.stream()`` or ``.json()`` anywhere else would read a
+    body without the limit again."""
+    root = Path(__file__).resolve().parents[2] / "apiserver"
+    unbounded = re.compile(r"\.(body|stream|json|form)\(\)")
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for path in root.rglob("*.py")
+        if path.name != "requestbody.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if unbounded.search(line) and "request" in line
+    ]
+    assert found == []
