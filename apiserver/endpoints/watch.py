@@ -42,14 +42,19 @@ class OpenWatches:
 
     def __init__(self) -> None:
         self._watches: set[ObjectWatch] = set()
+        self.closed = False
 
-    def add(self, watch: ObjectWatch) -> None:
+    def add(self, watch: ObjectWatch) -> bool:
+        """Track ``watch``; False once ``close_all`` ran (a watch whose stream starts while the
+        server stops must end too, not keep the stop waiting)."""
         self._watches.add(watch)
+        return not self.closed
 
     def discard(self, watch: ObjectWatch) -> None:
         self._watches.discard(watch)
 
     async def close_all(self) -> None:
+        self.closed = True
         for watch in list(self._watches):
             await watch.close()
 
@@ -80,9 +85,11 @@ async def _lines(
     watches: OpenWatches,
 ) -> AsyncIterator[bytes]:
     watch = store.watch(namespace, opts)
-    watches.add(watch)
+    stopping = not watches.add(watch)
     first = True
     try:
+        if stopping:
+            return
         async with asyncio.timeout(timeout):
             try:
                 async for event in watch:

@@ -9,11 +9,18 @@ stop took the whole grace period. Here the grace period is a minute: only a prom
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
+import httpx
 import pytest
 
 from apiserver import server as apiserver_server
+from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.endpoints.watch import OpenWatches
+from apiserver.registry.catalog import Catalog
+from apiserver.server import build_app
+from apiserver.storage.memory import MemoryKV
 from tests.apiserver.rawhttps import WAIT
 from tests.apiserver.test_request_limits import CONFIGMAPS, https_client
 from tests.client.apiserver import running_apiserver
@@ -43,3 +50,25 @@ async def test_stopping_waits_neither_for_idle_clients_nor_for_open_watches(
                 await serving.__aexit__(None, None, None)
             elif not stopping.done():
                 await stopping
+
+
+async def test_a_watch_that_starts_while_the_server_stops_ends_at_once() -> None:
+    """The stop ends the watches it knows of; one whose stream starts just after must end too
+    (it would have kept the stop waiting out its grace period)."""
+    kv = MemoryKV()
+    catalog, watches = Catalog(kv), OpenWatches()
+    caches = asyncio.create_task(catalog.run())
+    try:
+        await catalog.wait_ready()
+        await ensure_bootstrap_objects(catalog)
+        transport = httpx.ASGITransport(app=build_app(kv, catalog, watches))
+        async with httpx.AsyncClient(transport=transport, base_url="http://apiserver") as client:
+            await watches.close_all()
+            async with asyncio.timeout(WAIT):  # without timeoutSeconds: 30 to 60 minutes otherwise
+                response = await client.get(CONFIGMAPS, params={"watch": "1"})
+        assert (response.status_code, response.text) == (200, "")
+    finally:
+        caches.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await caches
+        await kv.close()

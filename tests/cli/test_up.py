@@ -203,11 +203,12 @@ def test_sigterm_waits_neither_for_idle_clients_nor_for_open_watches(tmp_path: P
             code, took = running.stop(signal.SIGTERM)
             watch.kill()
     print(f"\nup: SIGTERM stop with an idle client and kubectl get pods -w open: {took:.2f}s")
+    stderr = running.stderr.read_text()
     assert code == 0
     assert took < STOP_TIMEOUT
     # uvicorn's own stop said this after waiting out the grace period for the idle connection
-    assert "graceful shutdown exceeded" not in running.stderr.read_text()
-    assert "still running after the grace period" not in running.stderr.read_text()
+    assert "graceful shutdown exceeded" not in stderr
+    assert "still running after the grace period" not in stderr, stderr
 
 
 def _watching(running: Cluster) -> bool:
