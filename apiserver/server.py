@@ -8,11 +8,10 @@ uvicorn until cancelled. Neither installs signal handlers nor configures logging
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import socket
 import ssl
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import uvicorn
@@ -32,11 +31,13 @@ from apiserver.health import PingCheck, StoreCheck, install_health_checks
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig
+from apiserver.serving import ServingOptions
 from apiserver.status import install_status_errors
 from apiserver.storage.kv import KV
 from apiserver.version import version_handler
 from minikube_py.clientcert import ClientCertHttpToolsProtocol
 from minikube_py.gctuning import tune_gc
+from minikube_py.uvicornserver import QuietServer
 
 logger = logging.getLogger("apiserver")
 
@@ -55,10 +56,12 @@ def build_app(
     watches: OpenWatches | None = None,
     nodes: NodeConnection | None = None,
     security: SecurityConfig | None = None,
+    serving: ServingOptions | None = None,
 ) -> ASGIApp:
     """The apiserver: the request chain around the resource endpoints (when a catalog is
     given), discovery, OpenAPI, health, ``/version``, and Status errors for everything else.
-    ``security`` configures the gates (``SecurityConfig``; None leaves them open).
+    ``security`` configures the gates (``SecurityConfig``; None leaves them open), ``serving``
+    the request timeouts (``ServingOptions``; None: upstream's defaults).
     ``nodes`` is how pod logs (and later exec, attach, portforward) reach node agents; None
     verifies them against the system trust store and presents no client certificate."""
     app = FastAPI(
@@ -79,15 +82,17 @@ def build_app(
     for path in ("/version", "/version/"):
         app.router.add_route(path, version, ["GET"], include_in_schema=False)
     app.router.add_route("/metrics", metrics_endpoint, ["GET"], include_in_schema=False)
+    serving = serving or ServingOptions()
     if catalog is None:
-        return build_handler_chain(app, security)
+        return build_handler_chain(app, security, serving=serving)
     if security is not None and security.admission_plugins:
         catalog.install_admission(build_chain(security.admission_plugins, catalog))
     v3 = OpenAPIv3(catalog.scheme)
     app.router.add_route("/openapi/v2", openapi_v2, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3/{path:path}", v3.document, ["GET"], include_in_schema=False)
-    return build_handler_chain(APIRouter(catalog, app, watches, nodes), security, catalog)
+    router = APIRouter(catalog, app, watches, nodes, min_request_timeout=serving.min_request_timeout)
+    return build_handler_chain(router, security, catalog, serving)
 
 
 async def run_apiserver(
@@ -102,9 +107,12 @@ async def run_apiserver(
     on_listening: Callable[[], None] | None = None,
     nodes: NodeConnection | None = None,
     security: SecurityConfig | None = None,
+    serving: ServingOptions | None = None,
 ) -> None:
     """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS. ``nodes``
-    None reaches node agents verified against ``ca_file`` without a client certificate."""
+    None reaches node agents verified against ``ca_file`` without a client certificate;
+    ``serving`` None serves with upstream's request limits."""
+    serving = serving or ServingOptions()
     tune_gc()
     catalog, watches = Catalog(kv), OpenWatches()
     async with asyncio.TaskGroup() as tasks:
@@ -115,7 +123,7 @@ async def run_apiserver(
             await ensure_bootstrap_objects(catalog)
             await ensure_system_priority_classes(catalog)
             await serve(
-                build_app(kv, catalog, watches, nodes or NodeConnection(ca_file=ca_file), security),
+                build_app(kv, catalog, watches, nodes or NodeConnection(ca_file=ca_file), security, serving),
                 host,
                 port,
                 certfile,
@@ -124,6 +132,7 @@ async def run_apiserver(
                 sock=sock,
                 on_listening=on_listening,
                 on_stopping=watches.close_all,
+                serving=serving,
             )
         finally:
             caches.cancel()
@@ -141,21 +150,27 @@ async def serve(
     sock: socket.socket | None = None,
     on_listening: Callable[[], None] | None = None,
     on_stopping: Callable[[], Awaitable[None]] | None = None,
+    serving: ServingOptions | None = None,
 ) -> None:
-    """Serve ``app`` on ``https://host:port`` until cancelled.
+    """Serve ``app`` on ``https://host:port`` until cancelled, request heads bounded by
+    ``serving`` (``minikube_py.httphead``).
 
     Client certificates are requested but optional (``CERT_OPTIONAL``); when sent they must
     chain to ``ca_file``. ``sock`` is a socket already bound by ``listen(host, port)``, for
     callers that check the address before doing other work; the server closes it.
     ``on_listening`` runs once connections are accepted; ``on_stopping`` when shutdown
     starts (e.g. to end streaming watches). On cancellation the server stops
-    accepting, gives in-flight requests up to ``GRACEFUL_SHUTDOWN_SECONDS``, then re-raises
-    ``CancelledError``. Raises ``ServeError`` before serving when the TLS files or the address
-    cannot be used.
+    accepting, gives in-flight requests up to ``GRACEFUL_SHUTDOWN_SECONDS`` (it stops as soon
+    as none is left, ``QuietServer``), then re-raises ``CancelledError``. Raises
+    ``ServeError`` before serving when the TLS files or the address cannot be used.
     """
+    serving = serving or ServingOptions()
+    protocol = ClientCertHttpToolsProtocol.configured(
+        max_header_bytes=serving.max_header_bytes, read_header_timeout=serving.read_header_timeout
+    )
     config = uvicorn.Config(
         app,
-        http=ClientCertHttpToolsProtocol,
+        http=protocol,
         ssl_certfile=certfile,
         ssl_keyfile=keyfile,
         ssl_ca_certs=ca_file,
@@ -185,17 +200,13 @@ async def serve(
             raise
 
 
-class _Server(uvicorn.Server):
-    """uvicorn without its signal handlers, announcing when it listens."""
+class _Server(QuietServer):
+    """``QuietServer`` announcing when it listens."""
 
     def __init__(self, config: uvicorn.Config, url: str, on_listening: Callable[[], None] | None) -> None:
         super().__init__(config)
         self.url = url
         self._on_listening = on_listening
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)

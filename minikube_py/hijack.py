@@ -31,7 +31,9 @@ from typing import Any
 
 import httptools
 from uvicorn.protocols.http.flow_control import FlowControl
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+from minikube_py.httphead import BoundedHeadHttpToolsProtocol
 
 EXTENSION = "minikube.io/hijack"
 HIJACK = "minikube.io.hijack"
@@ -89,8 +91,9 @@ class RawConnection:
         self._transport.close()
 
 
-class HijackingHttpToolsProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol whose upgrade requests may be hijacked (module docstring)."""
+class HijackingHttpToolsProtocol(BoundedHeadHttpToolsProtocol):
+    """uvicorn's httptools protocol, heads bounded (``httphead``), whose upgrade requests may
+    be hijacked (module docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -107,18 +110,13 @@ class HijackingHttpToolsProtocol(HttpToolsProtocol):
         if self._upgrade_pending is not None:
             self._upgrade_pending += data
             return
-        self._unset_keepalive_if_required()
         try:
-            self.parser.feed_data(data)
+            super().data_received(data)
         except httptools.HttpParserUpgrade as upgrade:
             offset = int(upgrade.args[0]) if upgrade.args else len(data)
             self._upgrade_pending = bytearray(data[offset:])
             if self.cycle is not None:
                 self.cycle.keep_alive = False  # unless hijacked: close after the answer
-        except httptools.HttpParserError:
-            msg = "Invalid HTTP request received."
-            self.logger.warning(msg)
-            self.send_400_response(msg)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._raw is not None:

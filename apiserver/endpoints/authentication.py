@@ -19,6 +19,7 @@ from apiserver.authn.config import SETUP_KEY, AuthenticationSetup, build_authent
 from apiserver.authn.user import ANONYMOUS_USER, UserInfo
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.endpoints.resources import NOT_FOUND, status_json
 from apiserver.registry.catalog import Catalog
@@ -79,7 +80,7 @@ class AuthenticationAPI:
             raise errors.ApiError(404, "NotFound", NOT_FOUND)
         if request.method != "POST":
             raise errors.ApiError(405, "MethodNotAllowed", METHOD_NOT_ALLOWED)
-        obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+        obj = bodies.decode_object(await read_body(request), request.headers.get("content-type"))
         api_version = f"{GROUP}/{info.api_version}"
         bodies.check_kind(obj, api_version, kind)
         if kind == "TokenReview":

@@ -13,6 +13,7 @@ from apiserver.authz import reviews
 from apiserver.authz.factory import Authz
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.endpoints.resources import NOT_FOUND, status_json
 from minikube_py.api import errors
@@ -50,7 +51,7 @@ class AuthorizationAPI:
             raise errors.ApiError(404, "NotFound", NOT_FOUND)
         if request.method != "POST":
             raise errors.ApiError(405, "MethodNotAllowed", METHOD_NOT_ALLOWED)
-        obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+        obj = bodies.decode_object(await read_body(request), request.headers.get("content-type"))
         bodies.check_kind(obj, f"{GROUP}/v1", kind)
         user = request.scope.get("user") or ANONYMOUS_USER
         await self.authz.catch_up()  # answer from the policy as stored now, not as cached

@@ -16,6 +16,7 @@ from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
 from apiserver.endpoints.queryparams import first_values
+from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import check_body, checked_patch
 from apiserver.registry.resources.ephemeralcontainers import EphemeralContainersStrategy
 from apiserver.registry.store import GenericStore
@@ -35,7 +36,7 @@ async def ephemeral_containers(
     query = first_values(request.query_params.multi_items())
     options = "PatchOptions" if verb == "patch" else "UpdateOptions"
     fields = FieldValidation(store.rt, query, options)
-    raw = await request.body()
+    raw = await read_body(request)
     content_type = request.headers.get("content-type")
     if verb == "patch":
         typed = checked_patch(

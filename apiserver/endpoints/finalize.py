@@ -14,6 +14,7 @@ from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.queryparams import first_values
+from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import check_body
 from apiserver.registry.resources.namespace import NamespaceFinalizeStrategy
 from apiserver.registry.store import GenericStore
@@ -26,7 +27,7 @@ async def finalize(request: Request, store: GenericStore, verb: str, namespace: 
         raise errors.method_not_supported(f"{store.rt.resource}/finalize", store.rt.group, verb)
     query = first_values(request.query_params.multi_items())
     fields = FieldValidation(store.rt, query, "UpdateOptions")
-    raw = await request.body()
+    raw = await read_body(request)
     desired = bodies.decode_object(raw, request.headers.get("content-type"))
     bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
     check_body(store.rt, desired, raw)

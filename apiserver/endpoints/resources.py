@@ -26,6 +26,7 @@ from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_ma
 from apiserver.endpoints.patching import APPLY_PATCH, patcher
 from apiserver.endpoints.pretty import prettify, wants_pretty
 from apiserver.endpoints.queryparams import first_values
+from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.endpoints.typecheck import check_body, checked_patch
@@ -35,6 +36,7 @@ from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
+from apiserver.serving import MIN_REQUEST_TIMEOUT
 from apiserver.storage.interface import ObjectList
 from minikube_py.api import errors
 
@@ -64,13 +66,20 @@ def status_json(err: errors.ApiError) -> Response:
 
 class ResourceEndpoints:
     """ASGI app serving resource requests (``RequestInfo.is_resource_request``). ``nodes`` is
-    how the pod connection subresources reach node agents (``podconnect``)."""
+    how the pod connection subresources reach node agents (``podconnect``); a watch without
+    ``timeoutSeconds`` lasts ``min_request_timeout`` to twice that (``watch``)."""
 
     def __init__(
-        self, catalog: Catalog, watches: OpenWatches | None = None, nodes: NodeConnection | None = None
+        self,
+        catalog: Catalog,
+        watches: OpenWatches | None = None,
+        nodes: NodeConnection | None = None,
+        *,
+        min_request_timeout: float = MIN_REQUEST_TIMEOUT,
     ) -> None:
         self.catalog = catalog
         self.watches = watches or OpenWatches()
+        self.min_request_timeout = min_request_timeout
         self.nodes = (nodes or NodeConnection()).with_nodes(self._get_node)
         self.metrics = metrics.MetricsAPI(catalog, self.nodes)
 
@@ -110,7 +119,7 @@ class ResourceEndpoints:
             if info.name:  # a watch of one object: upstream adds a metadata.name selector
                 selector = f"metadata.name={info.name}"
                 query["fieldSelector"] = ",".join(filter(None, [query.get("fieldSelector"), selector]))
-            return watch_response(request, store, namespace, query, self.watches)
+            return watch_response(request, store, namespace, query, self.watches, self.min_request_timeout)
         if info.verb == "create":
             return await self._create(request, store, namespace, query)
         if info.verb == "get":
@@ -131,7 +140,7 @@ class ResourceEndpoints:
         self, request: Request, store: GenericStore, namespace: str, name: str, query: dict[str, str]
     ) -> Response:
         """The object kept, or the one removed (a ``Status`` for most kinds, never a Table)."""
-        options = bodies.delete_options(await request.body(), query, request.headers.get("content-type"))
+        options = bodies.delete_options(await read_body(request), query, request.headers.get("content-type"))
         done = await store.delete_reporting(namespace, name, options)
         accepted = not done.deleted and options.orphan_dependents is False  # upstream's only 202
         code = 202 if accepted else 200
@@ -144,7 +153,7 @@ class ResourceEndpoints:
     ) -> Response:
         """Delete every object the selectors match (one list, then one delete each); the answer
         is that list, as listed (upstream's ``DeleteCollection``)."""
-        options = bodies.delete_options(await request.body(), query, request.headers.get("content-type"))
+        options = bodies.delete_options(await read_body(request), query, request.headers.get("content-type"))
         listed = await store.list(namespace, list_options(query, store.strategy))
         for obj in listed.items:
             meta = obj["metadata"]
@@ -214,7 +223,7 @@ class ResourceEndpoints:
     ) -> Response:
         dry_run = bodies.dry_run(query, "CreateOptions")
         fields = FieldValidation(store.rt, query, "CreateOptions")
-        raw = await request.body()
+        raw = await read_body(request)
         obj = bodies.decode_object(raw, request.headers.get("content-type"))
         bodies.check_kind(obj, store.rt.api_version, store.rt.kind)
         check_body(store.rt, obj, raw)
@@ -231,7 +240,7 @@ class ResourceEndpoints:
         namespace: str,
         query: dict[str, str],
     ) -> Response:
-        raw = await request.body()
+        raw = await read_body(request)
         options_kind = "PatchOptions" if info.verb == "patch" else "UpdateOptions"
         dry_run = bodies.dry_run(query, options_kind)
         fields = FieldValidation(store.rt, query, options_kind)

@@ -17,6 +17,7 @@ from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_j
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.serving import MIN_REQUEST_TIMEOUT
 from minikube_py.api import errors
 
 
@@ -27,9 +28,11 @@ class APIRouter:
         other: ASGIApp,
         watches: OpenWatches | None = None,
         nodes: NodeConnection | None = None,
+        *,
+        min_request_timeout: float = MIN_REQUEST_TIMEOUT,
     ) -> None:
         self.catalog = catalog
-        self.resources = ResourceEndpoints(catalog, watches, nodes)
+        self.resources = ResourceEndpoints(catalog, watches, nodes, min_request_timeout=min_request_timeout)
         self.other = other
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

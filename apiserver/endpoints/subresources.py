@@ -16,6 +16,7 @@ from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.patching import patcher
 from apiserver.endpoints.queryparams import first_values
+from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import check_body, check_kind_body, checked_patch
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -56,7 +57,7 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
         return JSONResponse(to_scale(await store.get(namespace, name)))
     if verb not in ("update", "patch"):
         raise errors.method_not_supported(store.rt.resource, store.rt.group, verb)
-    raw = await request.body()
+    raw = await read_body(request)
     content_type = request.headers.get("content-type")
     if verb == "patch":
         apply_patch = checked_patch(
@@ -112,7 +113,7 @@ def _check_name(body: Object, kind: str, name: str) -> None:
 
 async def binding(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "binding", verb)
-    raw = await request.body()
+    raw = await read_body(request)
     body = bodies.decode_object(raw, request.headers.get("content-type"))
     check_kind_body("v1", "Binding", body, raw)
     _check_name(body, "Binding", name)
@@ -148,7 +149,7 @@ async def binding(request: Request, store: GenericStore, verb: str, namespace: s
 
 async def eviction(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:
     _only_create(store, "eviction", verb)
-    raw = await request.body()
+    raw = await read_body(request)
     body: dict[str, Any] = bodies.decode_object(raw, request.headers.get("content-type"))
     check_kind_body("policy/v1", "Eviction", body, raw)
     _check_name(body, "Eviction", name)

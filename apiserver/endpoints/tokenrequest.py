@@ -17,6 +17,7 @@ from apiserver.authn.objects import Object, ObjectGetter
 from apiserver.authn.serviceaccount import Bound
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
+from apiserver.endpoints.requestbody import read_body
 from apiserver.registry.store import GenericStore
 from minikube_py.api import errors
 
@@ -37,7 +38,7 @@ async def token_request(
         raise errors.ApiError(404, "NotFound", NOT_FOUND)  # upstream serves it only with an issuer
     if verb != "create":
         raise errors.method_not_supported(store.rt.resource, store.rt.group, verb)
-    obj = bodies.decode_object(await request.body(), request.headers.get("content-type"))
+    obj = bodies.decode_object(await read_body(request), request.headers.get("content-type"))
     bodies.check_kind(obj, API_VERSION, "TokenRequest")
     metadata, spec = dict(obj.get("metadata") or {}), dict(obj.get("spec") or {})
     if spec.get("expirationSeconds") is None:  # absent, or null (a protobuf body's unset field)

@@ -1,8 +1,10 @@
 """Watch streams: one JSON object per line (``{"type": ..., "object": ...}``), flushed as soon
 as an event is there (with any others already waiting behind it: one write, see ``BATCH``).
 
-``timeoutSeconds`` ends the stream cleanly (clients re-watch from their last RV); a client
-that goes away cancels it. With a Table Accept each event carries a one-row Table, and only the
+``timeoutSeconds`` ends the stream cleanly (clients re-watch from their last RV); without it
+(or with 0) the stream lasts a random time between ``--min-request-timeout`` and twice that,
+as upstream spreads re-watches out; a client that goes away cancels it, and so does a stopping
+server (``OpenWatches``). With a Table Accept each event carries a one-row Table, and only the
 first one carries the column definitions (as upstream). BOOKMARK events are only sent when
 asked for, and carry the resource's apiVersion and kind.
 """
@@ -10,6 +12,7 @@ asked for, and carry the resource's apiVersion and kind.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -20,12 +23,12 @@ from apiserver.endpoints.encoding import ENCODED
 from apiserver.endpoints.listing import check_watch_resource_version, list_options
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.registry.store import GenericStore
+from apiserver.serving import MIN_REQUEST_TIMEOUT
 from apiserver.storage.errors import TooLargeResourceVersionError
 from apiserver.storage.interface import BOOKMARK, ERROR, ObjectWatch, WatchEvent
 from minikube_py.api import errors
 from minikube_py.jsonutil import dumps, go_escape
 
-MAX_TIMEOUT_SECONDS = 1800
 # Events already waiting go out together, in one write, up to this many: a watcher that fell
 # behind (a burst of creates) catches up instead of paying the response chain, TLS record and
 # syscall per event (a 3,000-pod burst on simulated nodes: 32 -> 22 s to all Running,
@@ -39,24 +42,34 @@ class OpenWatches:
 
     def __init__(self) -> None:
         self._watches: set[ObjectWatch] = set()
+        self.closed = False
 
-    def add(self, watch: ObjectWatch) -> None:
+    def add(self, watch: ObjectWatch) -> bool:
+        """Track ``watch``; False once ``close_all`` ran (a watch whose stream starts while the
+        server stops must end too, not keep the stop waiting)."""
         self._watches.add(watch)
+        return not self.closed
 
     def discard(self, watch: ObjectWatch) -> None:
         self._watches.discard(watch)
 
     async def close_all(self) -> None:
+        self.closed = True
         for watch in list(self._watches):
             await watch.close()
 
 
 def watch_response(
-    request: Request, store: GenericStore, namespace: str, query: dict[str, str], watches: OpenWatches
+    request: Request,
+    store: GenericStore,
+    namespace: str,
+    query: dict[str, str],
+    watches: OpenWatches,
+    min_request_timeout: float = MIN_REQUEST_TIMEOUT,
 ) -> StreamingResponse:
     check_watch_resource_version(query, store.rt.resource, store.rt.group)
     opts = list_options(query, store.strategy)
-    timeout = _timeout(query.get("timeoutSeconds", ""))
+    timeout = watch_timeout(query.get("timeoutSeconds", ""), min_request_timeout)
     table = table_version(request.headers.get("accept", ""))
     include = query.get("includeObject", "")
     stream = _lines(store, namespace, opts, timeout, table, include, watches)
@@ -73,9 +86,11 @@ async def _lines(
     watches: OpenWatches,
 ) -> AsyncIterator[bytes]:
     watch = store.watch(namespace, opts)
-    watches.add(watch)
+    stopping = not watches.add(watch)
     first = True
     try:
+        if stopping:
+            return
         async with asyncio.timeout(timeout):
             try:
                 async for event in watch:
@@ -107,9 +122,9 @@ def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: 
     return go_escape(dumps({"type": event.type, "object": obj})) + b"\n"
 
 
-def _timeout(value: str) -> float:
-    if not value:
-        return MAX_TIMEOUT_SECONDS
-    if not value.isdigit():
+def watch_timeout(value: str, min_request_timeout: float) -> float:
+    """Seconds the watch lasts: ``timeoutSeconds`` when given and not 0, else upstream's
+    ``minRequestTimeout * (1 + rand)``."""
+    if value and not value.isdigit():
         raise errors.bad_request(f'timeoutSeconds: Invalid value: "{value}": must be a non-negative integer')
-    return min(int(value), MAX_TIMEOUT_SECONDS) or MAX_TIMEOUT_SECONDS
+    return int(value or 0) or min_request_timeout * (1 + random.random())

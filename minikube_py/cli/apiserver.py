@@ -16,9 +16,11 @@ from typing import Any
 from apiserver.security import SecurityConfig
 from apiserver.server import check_tls_files, listen
 from apiserver.server import run_apiserver as run_server
+from apiserver.serving import ServingOptions
 from apiserver.storage.factory import running_store
 from apiserver.storage.kv import KV
 from minikube_py.cli.security import add_security_flags, security_from_args
+from minikube_py.cli.serving_flags import add_serving_flags, serving_from_args
 
 logger = logging.getLogger("apiserver")
 
@@ -36,13 +38,22 @@ async def run_apiserver(
     key_file: Path,
     client_ca_file: Path,
     security: SecurityConfig | None = None,
+    serving: ServingOptions | None = None,
 ) -> None:
     """Serve until cancelled. Raises ``ServeError`` or ``StoreConfigError`` on bad input."""
     check_tls_files(cert_file, key_file, client_ca_file)
     with contextlib.closing(listen(bind_address, port)) as sock:
         async with open_store(store_url) as kv:
             await run_server(
-                kv, bind_address, port, cert_file, key_file, client_ca_file, sock=sock, security=security
+                kv,
+                bind_address,
+                port,
+                cert_file,
+                key_file,
+                client_ca_file,
+                sock=sock,
+                security=security,
+                serving=serving,
             )
 
 
@@ -83,6 +94,7 @@ def add_parser(subcommands: Any) -> None:
     ):
         parser.add_argument(flag, type=Path, required=True, metavar="FILE", help=help_text)
     add_security_flags(parser)
+    add_serving_flags(parser)
     parser.set_defaults(run=_run)
 
 
@@ -103,4 +115,5 @@ async def _run(args: argparse.Namespace) -> None:
         key_file=args.tls_private_key_file,
         client_ca_file=args.client_ca_file,
         security=security_from_args(args),
+        serving=serving_from_args(args),
     )

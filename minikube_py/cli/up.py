@@ -22,6 +22,7 @@ from typing import Any
 from apiserver.audit.policy import Policy
 from apiserver.nodeproxy import NodeConnection
 from apiserver.server import listen, run_apiserver
+from apiserver.serving import ServingOptions
 from apiserver.storage.factory import default_store_url
 from controllers.manager.builtin import builtin_registry
 from controllers.manager.manager import ManagerOptions, run_controller_manager
@@ -36,6 +37,7 @@ from minikube_py.cli.auditflags import add_up_audit_flag
 from minikube_py.cli.controller_manager import add_manager_flags, manager_options
 from minikube_py.cli.scheduler_cmd import add_up_scheduler_flags, scheduler_options
 from minikube_py.cli.security import up_security
+from minikube_py.cli.serving_flags import add_serving_flags, serving_from_args
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.identities import (
     ensure_component_identities,
@@ -86,9 +88,11 @@ async def up(
     scheduling: SchedulerOptions | None = None,
     nodes: int = 0,
     fake_nodes: int = 0,
+    serving: ServingOptions | None = None,
 ) -> None:
     """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
     ``nodes`` process-runtime node agents and ``fake_nodes`` simulated ones run with it.
+    ``serving`` sets the apiserver's request timeouts (None: upstream's defaults).
     ``kubeconfig_merge`` merges the ``minikube-py`` context into the user's kubeconfig; a
     failure to do so is logged and does not stop the cluster.
 
@@ -128,6 +132,7 @@ async def up(
                     preferred_address_types=NODE_ADDRESS_TYPES,
                 ),
                 security=up_security(data_dir, pki, audit_policy),
+                serving=serving,
                 sock=sock,
                 on_listening=announce,
             )
@@ -297,6 +302,7 @@ def add_parser(subcommands: Any) -> None:
         "DIR/admin.kubeconfig is written either way",
     )
     add_up_audit_flag(parser)
+    add_serving_flags(parser)
     add_manager_flags(parser)
     add_up_scheduler_flags(parser)
     parser.set_defaults(run=_run)
@@ -315,6 +321,7 @@ async def _run(args: argparse.Namespace) -> None:
         ),
         nodes=args.nodes,
         fake_nodes=args.fake_nodes,
+        serving=serving_from_args(args),
     )
 
 

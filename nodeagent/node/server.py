@@ -19,11 +19,10 @@ as the Status message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import socket
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
@@ -38,6 +37,7 @@ from minikube_py.clientcert import request_client_subject as client_subject
 from minikube_py.clock import Clock, RealClock
 from minikube_py.metrics import CONTENT_TYPE, REGISTRY, Registry
 from minikube_py.pki import KUBELET_CLIENT_USER, CertKeyPair
+from minikube_py.uvicornserver import QuietServer
 from nodeagent.node.containerlogs import (
     LogRequestError,
     PodLookup,
@@ -172,7 +172,7 @@ class AgentServer:
             access_log=False,
             timeout_graceful_shutdown=1,
         )
-        server = _QuietServer(config)
+        server = QuietServer(config)
         log.info("nodeagent: serving the node API on https://%s:%d", self.host, self.port)
         try:
             async with asyncio.TaskGroup() as tasks:
@@ -185,11 +185,3 @@ class AgentServer:
                     raise
         finally:
             self._sock.close()
-
-
-class _QuietServer(uvicorn.Server):
-    """uvicorn without its own signal handlers (the CLI owns SIGINT/SIGTERM)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield

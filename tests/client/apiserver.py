@@ -3,7 +3,8 @@ bootstrap objects, default (open) security, on a free port.
 
 ``running_apiserver(directory)`` is an async context manager for any test folder: it writes the
 cluster PKI (unless given one) and an admin kubeconfig (certificate data embedded) under
-``directory`` and yields ``RunningApiserver(url, kubeconfig, pki)``.
+``directory`` and yields ``RunningApiserver(url, kubeconfig, pki)``. ``security`` and
+``serving`` configure the gates and the request limits (default: open, upstream's limits).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import NamedTuple
 
+from apiserver.security import SecurityConfig
 from apiserver.server import listen, run_apiserver
+from apiserver.serving import ServingOptions
 from apiserver.storage.memory import MemoryKV
 from minikube_py.kubeconfig import write_client_kubeconfig
 from minikube_py.pki import ClusterPKI, ensure_cluster_pki
@@ -30,7 +33,11 @@ class RunningApiserver(NamedTuple):
 
 @contextlib.asynccontextmanager
 async def running_apiserver(
-    directory: Path, *, pki: ClusterPKI | None = None
+    directory: Path,
+    *,
+    pki: ClusterPKI | None = None,
+    security: SecurityConfig | None = None,
+    serving: ServingOptions | None = None,
 ) -> AsyncIterator[RunningApiserver]:
     """Serve until the block exits (then stop the server and its watches)."""
     pki = pki or ensure_cluster_pki(directory / "pki")
@@ -50,6 +57,8 @@ async def running_apiserver(
             pki.ca.cert,
             sock=sock,
             on_listening=listening.set,
+            security=security,
+            serving=serving,
         )
     )
     try:

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives import serialization
 
+from minikube_py.httphead import TOO_LARGE_RESPONSE
 from minikube_py.metrics import Registry
 from minikube_py.pki import (
     KUBELET_CLIENT_USER,
@@ -194,3 +195,28 @@ async def test_follow_streams_new_lines_until_container_stops(agent: Agent) -> N
         agent.pods[("default", "web")] = PodLogTarget("uid-1", str(path.parent.parent), [done])
         rest = [chunk async for chunk in chunks]
     assert "".join(rest) == "last\n"
+
+
+async def test_a_head_over_one_mib_is_refused_with_431(agent: Agent) -> None:
+    """The agent serves with the apiserver's bounded heads (``minikube_py.httphead``): an
+    anonymous client cannot make it buffer a huge header."""
+    context = ssl.create_default_context(cafile=str(agent.root / "pki" / "client-ca.crt"))
+    port = int(agent.url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=context)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: a\r\nX-Big: ")
+
+    async def send() -> None:
+        for _ in range(64):
+            writer.write(b"a" * 65536)
+            await writer.drain()
+
+    sending = asyncio.create_task(send())
+    answer = b""
+    async with asyncio.timeout(10):
+        while chunk := await reader.read(65536):
+            answer += chunk
+    sending.cancel()
+    writer.close()
+    assert answer == TOO_LARGE_RESPONSE
+    async with agent.client(None) as client:
+        assert (await client.get("/healthz")).status_code == 200
