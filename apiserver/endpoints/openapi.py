@@ -17,6 +17,7 @@ v2 on 1.27). Every document is built once, on first request, and served with ups
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Callable
@@ -134,6 +135,7 @@ class OpenAPI:
         self._returns_deleted_object = returns_deleted_object
         self._gv_paths = {_gv_path(g, v): (g, v) for g, v in scheme.group_versions()}
         self._v3: dict[str, tuple[bytes, str]] = {}
+        self._v2_building = asyncio.Lock()
 
     def v3_document(self, path: str) -> dict[str, Any]:
         group, version = self._gv_paths[path]
@@ -176,8 +178,13 @@ class OpenAPI:
         body = openapi_proto.encode_document(self.v2_document)
         return body, _etag(body)
 
-    def v2(self, request: Request) -> Response:
-        """Protobuf when asked for it (kubectl), JSON otherwise (upstream's negotiation)."""
+    async def v2(self, request: Request) -> Response:
+        """Protobuf when asked for it (kubectl), JSON otherwise (upstream's negotiation). The
+        first request builds both encodings in a thread (about a second of CPU), so the event
+        loop keeps serving meanwhile."""
+        async with self._v2_building:
+            if "_v2_protobuf" not in vars(self):
+                await asyncio.to_thread(lambda: (self._v2_json, self._v2_protobuf))
         if _accepts(request, V2_PROTOBUF_ACCEPTED):
             body, etag = self._v2_protobuf
             return _cached(request, body, V2_PROTOBUF, etag)
