@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from apiserver.endpoints import openapi_proto, openapi_v2
-from apiserver.endpoints.openapi_patch import extensions_from, patch_annotations
+from apiserver.endpoints.openapi_patch import Annotations, extensions_from, patch_annotations
 from apiserver.endpoints.openapi_paths import PATCH, WATCH_EVENT, PathBuilder
 from minikube_py.api import errors
 from minikube_py.api.models import model_for
@@ -54,14 +54,20 @@ def _never(rt: ResourceType) -> bool:
 
 
 def group_version_document(
-    scheme: Scheme, group: str, version: str, returns_deleted_object: ReturnsDeleted = _never
+    scheme: Scheme,
+    group: str,
+    version: str,
+    returns_deleted_object: ReturnsDeleted = _never,
+    annotations: Annotations | None = None,
 ) -> dict[str, Any]:
     """The v3 document of one group-version: its paths and the schemas they name.
 
     ``returns_deleted_object(rt)``: whether DELETE answers with the object rather than a
-    ``Status`` (the strategy's choice, as upstream documents it)."""
+    ``Status`` (the strategy's choice, as upstream documents it). ``annotations``: the patch
+    metadata of every kind of ``scheme`` (models are shared between groups), computed when
+    not given."""
     types = scheme.in_group_version(group, version)
-    schemas = SchemaSet(extensions_from(patch_annotations(types)))
+    schemas = SchemaSet(extensions_from(patch_annotations(scheme) if annotations is None else annotations))
 
     def schema_of(g: str, v: str, kind: str) -> str | None:
         if kind.endswith("List") and scheme.by_kind(f"{g}/{v}" if g else v, kind[:-4]) is not None:
@@ -136,10 +142,15 @@ class OpenAPI:
         self._gv_paths = {_gv_path(g, v): (g, v) for g, v in scheme.group_versions()}
         self._v3: dict[str, tuple[bytes, str]] = {}
         self._v2_building = asyncio.Lock()
+        self._annotations: Annotations | None = None
 
     def v3_document(self, path: str) -> dict[str, Any]:
         group, version = self._gv_paths[path]
-        return group_version_document(self._scheme, group, version, self._returns_deleted_object)
+        if self._annotations is None:
+            self._annotations = patch_annotations(self._scheme)
+        return group_version_document(
+            self._scheme, group, version, self._returns_deleted_object, self._annotations
+        )
 
     def _v3_bytes(self, path: str) -> tuple[bytes, str]:
         if path not in self._v3:

@@ -106,3 +106,12 @@ def _refs(value: Any) -> list[str]:
     if isinstance(value, list):
         return [r for v in value for r in _refs(v)]
     return []
+
+
+def test_shared_models_carry_patch_metadata_in_every_document(scheme: Scheme) -> None:
+    """ObjectMeta is one model in every group: its merge strategies are in each document,
+    whichever kinds the group has."""
+    for group, version in scheme.group_versions():
+        schemas = group_version_document(scheme, group, version)["components"]["schemas"]
+        meta = schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]
+        assert meta["finalizers"]["x-kubernetes-patch-strategy"] == "merge", (group, version)
