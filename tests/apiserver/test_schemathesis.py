@@ -34,7 +34,7 @@ from tests.cluster import Cluster, free_port, start_up
 pytestmark = pytest.mark.e2e
 
 # per operation; SCHEMATHESIS_EXAMPLES=50 for a deeper hunt by hand (the seed stays fixed)
-EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "5"))
 NAME = "fuzz"
 CONNECT = ("/exec", "/attach", "/portforward")
 Object = dict[str, Any]
