@@ -261,7 +261,7 @@ class PathBuilder:
             collection["delete"] = _operation(
                 names,
                 gvk,
-                names.operation_id("deletecollection", middle),
+                names.operation_id("delete", "Collection" + middle),
                 "deletecollection",
                 f"delete collection of {rt.kind}",
                 _responses(list_schema, "200"),  # the deleted objects, as upstream answers

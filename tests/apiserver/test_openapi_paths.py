@@ -62,7 +62,7 @@ def test_pod_operations_are_named_as_upstream(core: dict[str, Any]) -> None:
     expected = {
         "listCoreV1NamespacedPod": ("/api/v1/namespaces/{namespace}/pods", "get", "list"),
         "createCoreV1NamespacedPod": ("/api/v1/namespaces/{namespace}/pods", "post", "post"),
-        "deletecollectionCoreV1NamespacedPod": (
+        "deleteCoreV1CollectionNamespacedPod": (
             "/api/v1/namespaces/{namespace}/pods",
             "delete",
             "deletecollection",
@@ -89,6 +89,9 @@ def test_pod_operations_are_named_as_upstream(core: dict[str, Any]) -> None:
             "post",
         ),
         "listCoreV1Node": ("/api/v1/nodes", "get", "list"),
+        "deleteCoreV1CollectionNode": ("/api/v1/nodes", "delete", "deletecollection"),
+        "readCoreV1NamespaceStatus": ("/api/v1/namespaces/{name}/status", "get", "get"),
+        "watchCoreV1NodeList": ("/api/v1/watch/nodes", "get", "watchlist"),
         "readCoreV1Node": ("/api/v1/nodes/{name}", "get", "get"),
     }
     for operation_id, (path, method, action) in expected.items():
@@ -234,3 +237,14 @@ async def test_v3_document_etag_and_hash(api: httpx.AsyncClient) -> None:
     assert fresh.status_code == 304
     missing = await api.get("/openapi/v3/apis/nope/v1")
     assert missing.status_code == 404 and missing.json()["reason"] == "NotFound"
+
+
+def test_operation_ids_are_unique(openapi: OpenAPI) -> None:
+    """Client generators name methods after them: one per operation in the whole server."""
+    ids = [
+        op["operationId"]
+        for item in openapi.v2_document["paths"].values()
+        for method, op in item.items()
+        if method != "parameters"
+    ]
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
