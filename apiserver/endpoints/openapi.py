@@ -171,8 +171,10 @@ class OpenAPI:
             err = errors.ApiError(404, "NotFound", "the server could not find the requested resource")
             return JSONResponse(err.status(), status_code=404)
         body, short_hash = self._v3_bytes(path)
-        immutable = request.query_params.get("hash") == short_hash
-        return _cached(request, body, "application/json", _etag(body), immutable)
+        asked = request.query_params.get("hash")
+        if asked is not None and asked != short_hash:  # a stale link: upstream redirects to the current one
+            return Response(status_code=301, headers={"Location": f"/openapi/v3/{path}?hash={short_hash}"})
+        return _cached(request, body, "application/json", _etag(body), immutable=asked is not None)
 
     @cached_property
     def v2_document(self) -> dict[str, Any]:

@@ -248,3 +248,11 @@ def test_operation_ids_are_unique(openapi: OpenAPI) -> None:
         if method != "parameters"
     ]
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+async def test_v3_stale_hash_redirects_to_the_current_document(api: httpx.AsyncClient) -> None:
+    current = (await api.get("/openapi/v3")).json()["paths"]["apis/apps/v1"]["serverRelativeURL"]
+    stale = await api.get("/openapi/v3/apis/apps/v1?hash=0123")
+    assert stale.status_code == 301 and stale.headers["location"] == current
+    plain = await api.get("/openapi/v3/apis/apps/v1")
+    assert plain.status_code == 200 and plain.headers["cache-control"] == "no-cache, private"
