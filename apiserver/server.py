@@ -22,7 +22,7 @@ from apiserver.admission.plugins.priority import ensure_system_priority_classes
 from apiserver.admission.registry import build_chain
 from apiserver.authz.aggregation import run_aggregation
 from apiserver.bootstrap import ensure_bootstrap_objects
-from apiserver.endpoints.openapi import OpenAPIv3, openapi_v2
+from apiserver.endpoints.openapi import OpenAPI
 from apiserver.endpoints.router import APIRouter
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.filters.chain import build_handler_chain
@@ -87,10 +87,10 @@ def build_app(
         return build_handler_chain(app, security, serving=serving)
     if security is not None and security.admission_plugins:
         catalog.install_admission(build_chain(security.admission_plugins, catalog))
-    v3 = OpenAPIv3(catalog.scheme)
-    app.router.add_route("/openapi/v2", openapi_v2, ["GET"], include_in_schema=False)
-    app.router.add_route("/openapi/v3", v3.index, ["GET"], include_in_schema=False)
-    app.router.add_route("/openapi/v3/{path:path}", v3.document, ["GET"], include_in_schema=False)
+    openapi = OpenAPI(catalog.scheme, catalog.returns_deleted_object)
+    app.router.add_route("/openapi/v2", openapi.v2, ["GET"], include_in_schema=False)
+    app.router.add_route("/openapi/v3", openapi.index, ["GET"], include_in_schema=False)
+    app.router.add_route("/openapi/v3/{path:path}", openapi.document, ["GET"], include_in_schema=False)
     router = APIRouter(catalog, app, watches, nodes, min_request_timeout=serving.min_request_timeout)
     return build_handler_chain(router, security, catalog, serving)
 

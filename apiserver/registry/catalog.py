@@ -144,6 +144,11 @@ class Catalog:
     def store(self, group: str, version: str, resource: str) -> GenericStore | None:
         return self._stores.get((group, version, resource))
 
+    def returns_deleted_object(self, rt: ResourceType) -> bool:
+        """Whether DELETE answers with the object (not a ``Status``), as OpenAPI documents it."""
+        store = self.store(rt.group, rt.version, rt.resource)
+        return store is not None and store.strategy.return_deleted_object
+
     def __iter__(self) -> Iterator[GenericStore]:
         return iter(self._stores.values())
 

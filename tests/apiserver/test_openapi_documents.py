@@ -1,5 +1,6 @@
 """The OpenAPI v3 documents: PATCH operations for kubectl's field validation check, complete
-schemas for explain, and strategic merge patch metadata."""
+schemas for explain, and strategic merge patch metadata. (The paths, the validity of the
+documents and ``/openapi/v2`` are tested in test_openapi_paths.py.)"""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from apiserver.endpoints.openapi import OpenAPIv3, group_version_document
+from apiserver.endpoints.openapi import OpenAPI, group_version_document
 from minikube_py.api.builtin import builtin_scheme
 from minikube_py.api.scheme import Scheme
 
@@ -37,8 +38,8 @@ def test_patch_operations_declare_field_validation(apps: dict[str, Any]) -> None
         "version": "v1",
         "kind": "Deployment",
     }
-    assert {"name": "fieldValidation", "in": "query"}.items() <= operation["parameters"][0].items()
-    assert "requestBody" not in operation
+    field_validation = next(p for p in operation["parameters"] if p["name"] == "fieldValidation")
+    assert field_validation["in"] == "query"
 
 
 def test_every_kind_of_the_group_version_has_a_schema(scheme: Scheme) -> None:
@@ -90,7 +91,7 @@ def test_strategic_merge_patch_metadata(core: dict[str, Any], apps: dict[str, An
 
 
 def test_index_links_every_document_with_a_content_hash(scheme: Scheme) -> None:
-    first, second = OpenAPIv3(scheme), OpenAPIv3(scheme)
+    first, second = OpenAPI(scheme), OpenAPI(scheme)
     urls = json.loads(bytes(first.index(None).body))["paths"]  # type: ignore[arg-type]
     assert urls == json.loads(bytes(second.index(None).body))["paths"]  # type: ignore[arg-type]
     assert urls["apis/apps/v1"]["serverRelativeURL"].startswith("/openapi/v3/apis/apps/v1?hash=")
@@ -105,3 +106,12 @@ def _refs(value: Any) -> list[str]:
     if isinstance(value, list):
         return [r for v in value for r in _refs(v)]
     return []
+
+
+def test_shared_models_carry_patch_metadata_in_every_document(scheme: Scheme) -> None:
+    """ObjectMeta is one model in every group: its merge strategies are in each document,
+    whichever kinds the group has."""
+    for group, version in scheme.group_versions():
+        schemas = group_version_document(scheme, group, version)["components"]["schemas"]
+        meta = schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]
+        assert meta["finalizers"]["x-kubernetes-patch-strategy"] == "merge", (group, version)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, free_port, start_up
+from tests.cluster import KUBECTL, KUBECTL_DIR, KUBECTL_MINORS, Cluster, free_port, start_up
 
 pytestmark = pytest.mark.e2e
 
@@ -33,7 +33,7 @@ class Kubectl:
     def __call__(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         cache = self.cluster.data_dir.parent / f"kube-cache-{self.version}"
         command = [
-            VERSIONS[self.version],
+            VERSIONS.get(self.version) or str(KUBECTL_DIR / f"kubectl.{self.version}"),
             "--kubeconfig",
             str(self.cluster.kubeconfig),
             "--cache-dir",
@@ -162,3 +162,63 @@ def test_strict_apply_of_an_existing_object_checks_the_patch(kubectl: Kubectl) -
     assert 'strict decoding error: unknown field "spec.bogus"' in result.stderr
     assert kubectl.ok("get", "deployment", name, "-o", "jsonpath={.spec.replicas}") == "1"
     kubectl.ok("delete", "deployment", name)
+
+
+ALL_VERSIONS = [f"1.{minor}" for minor in KUBECTL_MINORS]
+
+
+@pytest.fixture(params=ALL_VERSIONS)
+def any_kubectl(request: pytest.FixtureRequest, cluster: Cluster) -> Kubectl:
+    """Every kubectl beside the one on PATH (1.27 ... 1.33)."""
+    binary = KUBECTL_DIR / f"kubectl.{request.param}"
+    assert binary.exists(), binary
+    return Kubectl(cluster, request.param)
+
+
+def test_explain_from_openapi_v2(any_kubectl: Kubectl) -> None:
+    """``--output=plaintext-openapiv2`` parses the protobuf ``/openapi/v2`` document."""
+    out = any_kubectl.ok("explain", "pods.spec.containers.resources", "--output=plaintext-openapiv2")
+    assert "KIND:     Pod" in out and "RESOURCE: resources <Object>" in out
+    assert "limits\t<map[string]string>" in out
+
+
+def test_apply_merges_lists_by_their_keys(any_kubectl: Kubectl) -> None:
+    """Client-side apply of a changed manifest: kubectl computes the three-way strategic merge
+    patch from the served schemas' patch strategies (v3 on >= 1.28, v2 on 1.27), so a list
+    item another manager added survives, and items removed from the manifest are removed."""
+    name = any_kubectl.name("merge")
+
+    def manifest(image: str, env: list[dict[str, str]], ports: list[int]) -> str:
+        container = {"name": "a", "image": image, "env": env, "ports": [{"containerPort": p} for p in ports]}
+        return json.dumps(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": name},
+                "spec": {
+                    "selector": {"matchLabels": {"app": name}},
+                    "template": {
+                        "metadata": {"labels": {"app": name}},
+                        "spec": {"containers": [container, {"name": "b", "image": "busybox"}]},
+                    },
+                },
+            }
+        )
+
+    first = manifest("nginx", [{"name": "KEEP", "value": "1"}, {"name": "DROP", "value": "2"}], [80])
+    any_kubectl.ok("apply", "-f", "-", stdin=first)
+    live = {
+        "spec": {
+            "template": {"spec": {"containers": [{"name": "b", "env": [{"name": "LIVE", "value": "x"}]}]}}
+        }
+    }
+    any_kubectl.ok("patch", "deployment", name, "--type=strategic", "-p", json.dumps(live))
+    second = manifest("nginx:2", [{"name": "KEEP", "value": "3"}], [80, 81])
+    result = any_kubectl("apply", "-f", "-", stdin=second)
+    assert result.returncode == 0 and "warning" not in result.stderr.lower(), result.stderr
+    got = json.loads(any_kubectl.ok("get", "deployment", name, "-o", "json"))
+    a, b = got["spec"]["template"]["spec"]["containers"]
+    assert (a["image"], a["env"]) == ("nginx:2", [{"name": "KEEP", "value": "3"}])
+    assert [p["containerPort"] for p in a["ports"]] == [80, 81]
+    assert b["env"] == [{"name": "LIVE", "value": "x"}]
+    any_kubectl.ok("delete", "deployment", name)
