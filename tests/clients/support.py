@@ -1,0 +1,19 @@
+"""What the client-library tests share: one cluster per module, started with ``up``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.cluster import Cluster, free_port, start_up
+
+
+def module_cluster(tmp_path_factory: pytest.TempPathFactory, name: str, nodes: int) -> Iterator[Cluster]:
+    """``up`` with ``nodes`` process nodes (node-1..N) on a memory store, for one test module
+    (a generator for a module-scoped fixture): one start per module keeps CI time down."""
+    running = start_up(tmp_path_factory.mktemp(name), free_port(), flags=["--nodes", str(nodes)])
+    running.wait_ready()
+    yield running
+    if running.process.poll() is None:
+        running.stop()
