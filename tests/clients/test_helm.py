@@ -117,7 +117,7 @@ def test_install_upgrade_rollback_uninstall_reinstall(helm: Helm, cluster: Clust
     install(helm)
     assert greeting(cluster) == {"greeting": "hello", "revision": "1"}
     assert get(cluster, "deployment", f"{RELEASE}-web")["status"]["readyReplicas"] == 1  # --wait waited
-    assert get(cluster, "service", f"{RELEASE}-web")["spec"]["ports"][0]["targetPort"] == 8080
+    assert get(cluster, "service", f"{RELEASE}-web")["spec"]["ports"][0]["targetPort"] == 18082
     assert [r["name"] for r in helm.json("list", "-n", NS)] == [RELEASE]
 
     helm.ok("upgrade", RELEASE, str(CHART), "-n", NS, "--set", "greeting=changed,replicaCount=2", *WAIT)

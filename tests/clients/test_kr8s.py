@@ -19,6 +19,8 @@ from tests.cluster import Cluster, eventually
 pytestmark = pytest.mark.e2e
 NS = "default"
 WAIT = 60
+# Pods of every cluster on a machine share its network: a port no other test's pods use.
+PORT = 18081
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +63,12 @@ def test_create_get_list_patch_delete(api: kr8s.Api) -> None:
 
 def nginx_deployment(name: str, replicas: int) -> dict[str, Any]:
     labels = {"app": name}
-    container = {"name": "nginx", "image": "nginx", "ports": [{"containerPort": 8080}]}
+    container = {
+        "name": "nginx",
+        "image": "nginx",
+        "ports": [{"containerPort": PORT}],
+        "readinessProbe": {"tcpSocket": {"port": PORT}, "periodSeconds": 1},  # ready = listening
+    }
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -76,22 +83,38 @@ def nginx_deployment(name: str, replicas: int) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def web(api: kr8s.Api) -> Deployment:
-    """A Deployment of the built-in nginx, waited Available (kr8s ``wait()``, as kubectl wait)."""
+    """A Deployment of the built-in nginx with its pod ready (polled here: the ``wait()`` tests
+    are separate, so exec and port-forward are judged on their own)."""
     deployment = Deployment(nginx_deployment("kr8s-web", 1), api=api)
     deployment.create()
-    deployment.wait("condition=Available", timeout=WAIT)
+
+    def ready() -> bool:
+        deployment.refresh()
+        return bool(deployment.raw.get("status", {}).get("readyReplicas") == 1)
+
+    eventually(ready, "kr8s-web to be ready", timeout=WAIT)
     return deployment
 
 
-def test_wait_for_a_deployment_condition(api: kr8s.Api, web: Deployment) -> None:
-    web.refresh()
-    available = next(c for c in web.raw["status"]["conditions"] if c["type"] == "Available")
+def test_wait_for_a_deployment_condition(api: kr8s.Api) -> None:
+    """kr8s ``wait()``, as ``kubectl wait --for=condition=Available``, on a new Deployment."""
+    deployment = Deployment(nginx_deployment("kr8s-waited", 1), api=api)
+    deployment.create()
+    deployment.wait("condition=Available", timeout=WAIT)
+    deployment.refresh()
+    available = next(c for c in deployment.raw["status"]["conditions"] if c["type"] == "Available")
     assert available["status"] == "True"
-    assert web.ready()
+    assert deployment.ready()
+    deployment.delete()
+
+
+def test_scale_and_wait_for_ready_replicas(api: kr8s.Api, web: Deployment) -> None:
     web.scale(2)
     web.wait("jsonpath='{.status.readyReplicas}'=2", timeout=WAIT)
     pods = web.pods()
     assert len(pods) == 2 and all(p.status.phase == "Running" for p in pods)
+    web.scale(1)
+    web.wait("jsonpath='{.status.replicas}'=1", timeout=WAIT)
 
 
 def test_wait_on_a_new_deployment_before_any_controller_wrote_status(api: kr8s.Api) -> None:
@@ -105,21 +128,36 @@ def test_wait_on_a_new_deployment_before_any_controller_wrote_status(api: kr8s.A
     deployment.wait("delete", timeout=WAIT)
 
 
+def serving_pod(web: Deployment) -> Pod:
+    """A ready pod of ``web`` that is not being deleted (a scale-down may leave one terminating)."""
+
+    def ready(pod: Pod) -> bool:
+        conditions = pod.raw.get("status", {}).get("conditions", [])
+        return "deletionTimestamp" not in pod.metadata and any(
+            c["type"] == "Ready" and c["status"] == "True" for c in conditions
+        )
+
+    pod: Pod = eventually(lambda: next((p for p in web.pods() if ready(p)), None), "a ready pod of web")
+    return pod
+
+
 def test_exec_in_a_pod(api: kr8s.Api, web: Deployment) -> None:
-    pod = web.pods()[0]
+    pod = serving_pod(web)
     done = pod.exec(["sh", "-c", "echo out; echo err >&2"])
     assert (done.returncode, done.stdout, done.stderr) == (0, b"out\n", b"err\n")
     failed = pod.exec(["sh", "-c", "exit 3"], check=False)
     assert failed.returncode == 3
-    with pytest.raises(kr8s.ExecError):
+    with pytest.raises(Exception) as raised:  # kr8s raises it inside its WebSocket's task group
         pod.exec(["false"])
+    errors = raised.value.exceptions if isinstance(raised.value, BaseExceptionGroup) else (raised.value,)
+    assert any(isinstance(err, kr8s.ExecError) for err in errors), raised.value
 
 
 def test_port_forward_to_a_pod(api: kr8s.Api, web: Deployment) -> None:
-    pod: Pod = web.pods()[0]
-    with pod.portforward(remote_port=8080, local_port="auto") as port:
-        page = eventually(lambda: get_page(port), "the page through the forward", timeout=20)
-    assert "Welcome to nginx" in page
+    with serving_pod(web).portforward(remote_port=PORT, local_port="auto") as port:
+        page = get_page(port)
+        assert "Welcome to nginx" in page
+        assert "Welcome to nginx" in get_page(port)  # each connection is its own stream
 
 
 def get_page(port: int) -> str:
@@ -132,7 +170,7 @@ def test_a_service_finds_its_ready_pods(api: kr8s.Api, web: Deployment) -> None:
     service = Service(
         {
             "metadata": {"name": "kr8s-web", "namespace": NS},
-            "spec": {"selector": {"app": "kr8s-web"}, "ports": [{"port": 80, "targetPort": 8080}]},
+            "spec": {"selector": {"app": "kr8s-web"}, "ports": [{"port": 80, "targetPort": PORT}]},
         },
         api=api,
     )

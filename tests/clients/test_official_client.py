@@ -360,19 +360,21 @@ class ForwardedHTTPConnection(http.client.HTTPConnection):
         self.sock = self.forwarded
 
 
+# Ports of this module's servers. Pods of every cluster on a machine share its network (node-1's
+# pods are 127.1.0.N in each), so ports no other test's pods use keep parallel modules apart;
+# the suite's nginx has no containerPort (80).
+NGINX_PORT = 18080
+
+
 def test_portforward_http(core: client.CoreV1Api) -> None:
     name = "portforward-http"
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name},
-        "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
-    }
+    nginx = {"name": "nginx", "image": "nginx", "ports": [{"containerPort": NGINX_PORT}]}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": [nginx]}}
     create_running_pod(core, pod)
 
     def page() -> tuple[int, str] | None:
-        forward = portforward(core.connect_get_namespaced_pod_portforward, name, NS, ports="80")
-        connection = ForwardedHTTPConnection(forward.socket(80))
+        forward = portforward(core.connect_get_namespaced_pod_portforward, name, NS, ports=str(NGINX_PORT))
+        connection = ForwardedHTTPConnection(forward.socket(NGINX_PORT))
         try:
             connection.request("GET", "/")
             response = connection.getresponse()
@@ -569,10 +571,13 @@ def test_events_of_a_pod(core: client.CoreV1Api, sleeper: client.V1Pod) -> None:
     assert len(core.list_event_for_all_namespaces().items) >= len(events)
 
 
+DEPLOYMENT_PORT = 18083  # the suite's 80, moved for the reason given at NGINX_PORT
+
+
 def test_create_deployment(api_client: client.ApiClient) -> None:
     apps = client.AppsV1Api(api_client)
     name = "nginx-deployment"
-    container = {"name": "nginx", "image": "nginx:1.15.4", "ports": [{"containerPort": 80}]}
+    container = {"name": "nginx", "image": "nginx:1.15.4", "ports": [{"containerPort": DEPLOYMENT_PORT}]}
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -589,7 +594,7 @@ def test_create_deployment(api_client: client.ApiClient) -> None:
     assert read.spec.selector.match_labels["app"] == "nginx"
     assert read.spec.template.metadata.labels["app"] == "nginx"
     (c,) = read.spec.template.spec.containers
-    assert (c.name, c.image, c.ports[0].container_port) == ("nginx", "nginx:1.15.4", 80)
+    assert (c.name, c.image, c.ports[0].container_port) == ("nginx", "nginx:1.15.4", DEPLOYMENT_PORT)
     assert read.spec.strategy.type == "RollingUpdate"  # defaulted
     apps.delete_namespaced_deployment(name, NS, body=client.V1DeleteOptions())
 
