@@ -655,6 +655,51 @@ def test_job_apis(api_client: client.ApiClient) -> None:
         assert deleted["status"] == "Success"
 
 
+def test_new_objects_decode_with_their_status(api_client: client.ApiClient) -> None:
+    """The create answer, before any controller wrote a status: upstream serializes the status
+    struct (empty, but with its non-omitempty fields: ReplicaSet and StatefulSet ``replicas``,
+    DaemonSet's four counts), and the client's models require exactly those fields."""
+    apps, batch = client.AppsV1Api(api_client), client.BatchV1Api(api_client)
+    core = client.CoreV1Api(api_client)
+    labels = {"app": "fresh"}
+    template = {
+        "metadata": {"labels": labels},
+        "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "3600"]}]},
+    }
+    idle = {"replicas": 0, "selector": {"matchLabels": labels}, "template": template}
+    meta = {"name": "fresh"}
+    rs = apps.create_namespaced_replica_set(NS, {"metadata": meta, "spec": idle})
+    assert rs.status is not None and rs.status.replicas == 0
+    sts_spec = {**idle, "serviceName": "fresh"}
+    sts = apps.create_namespaced_stateful_set(NS, {"metadata": meta, "spec": sts_spec})
+    assert sts.status is not None and sts.status.replicas == 0
+    nowhere = {**template, "spec": {**template["spec"], "nodeSelector": {"no-such": "node"}}}
+    ds = apps.create_namespaced_daemon_set(
+        NS, {"metadata": meta, "spec": {"selector": {"matchLabels": labels}, "template": nowhere}}
+    )
+    assert ds.status is not None
+    status = ds.status
+    counts = (status.current_number_scheduled, status.number_misscheduled, status.desired_number_scheduled)
+    assert (*counts, status.number_ready) == (0, 0, 0, 0)
+    deployment = apps.create_namespaced_deployment(NS, {"metadata": meta, "spec": idle})
+    assert isinstance(deployment.status, client.V1DeploymentStatus)
+    job_template = {**template, "spec": {**template["spec"], "restartPolicy": "Never"}}
+    job_spec = {"suspend": True, "template": job_template}
+    job = batch.create_namespaced_job(NS, {"metadata": meta, "spec": job_spec})
+    assert isinstance(job.status, client.V1JobStatus)
+    quota = core.create_namespaced_resource_quota(NS, {"metadata": meta, "spec": {"hard": {"pods": "100"}}})
+    assert isinstance(quota.status, client.V1ResourceQuotaStatus)
+    for delete in (
+        apps.delete_namespaced_replica_set,
+        apps.delete_namespaced_stateful_set,
+        apps.delete_namespaced_daemon_set,
+        apps.delete_namespaced_deployment,
+        batch.delete_namespaced_job,
+        core.delete_namespaced_resource_quota,
+    ):
+        delete("fresh", NS, propagation_policy="Background")
+
+
 def test_shared_informer_follows_configmaps(core: client.CoreV1Api) -> None:
     """test_informer's shape: the cache fills from the list, then ADDED, MODIFIED, DELETED."""
     core.create_namespaced_config_map(
