@@ -13,7 +13,9 @@ def module_cluster(tmp_path_factory: pytest.TempPathFactory, name: str, nodes: i
     """``up`` with ``nodes`` process nodes (node-1..N) on a memory store, for one test module
     (a generator for a module-scoped fixture): one start per module keeps CI time down."""
     running = start_up(tmp_path_factory.mktemp(name), free_port(), flags=["--nodes", str(nodes)])
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    try:
+        running.wait_ready()
+        yield running
+    finally:  # also when it never became ready: no cluster outlives its module
+        if running.process.poll() is None:
+            running.stop()
