@@ -524,6 +524,7 @@ def test_watch_a_pod_from_creation_to_deletion(core: client.CoreV1Api) -> None:
         NS, manifest_with_command(name, "trap 'exit 0' TERM; while true; do sleep 0.2; done")
     )
     seen: list[tuple[str, str | None, str | None]] = []
+    deleting = False
     watcher = watch.Watch()
     for event in watcher.stream(
         core.list_namespaced_pod,
@@ -535,12 +536,9 @@ def test_watch_a_pod_from_creation_to_deletion(core: client.CoreV1Api) -> None:
         pod = event["object"]
         assert isinstance(pod, client.V1Pod)
         seen.append((event["type"], pod.spec.node_name, pod.status.phase))
-        if (
-            event["type"] == "MODIFIED"
-            and pod.status.phase == "Running"
-            and pod.metadata.deletion_timestamp is None
-        ):
-            core.delete_namespaced_pod(name, NS)
+        if event["type"] == "MODIFIED" and pod.status.phase == "Running" and not deleting:
+            core.delete_namespaced_pod(name, NS)  # graceful: the TERM trap ends it
+            deleting = True
         if event["type"] == "DELETED":
             watcher.stop()
     assert seen[0] == ("ADDED", None, "Pending")
