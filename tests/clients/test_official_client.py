@@ -777,5 +777,25 @@ def test_every_list_deserializes(api_client: client.ApiClient) -> None:
         except Exception as err:  # every list's failure at once, not the first only
             failures[list_all.__name__] = f"{type(err).__name__}: {err}"
     assert not failures, failures
+
+
+def test_version_api(api_client: client.ApiClient) -> None:
+    """``VersionApi.get_code`` asks for ``/version/`` (with the trailing slash)."""
     version = client.VersionApi(api_client).get_code()
-    assert version.major == "1" and version.git_version.startswith("v1.")
+    assert isinstance(version, client.VersionInfo)
+    assert version.major == "1" and version.git_version.startswith("v1.") and version.platform
+
+
+def test_raw_json_bodies_end_with_a_newline(core: client.CoreV1Api) -> None:
+    """``_preload_content=False`` hands the body over as sent: upstream's JSON encoder ends every
+    object with a newline, and a program comparing bodies byte for byte sees it."""
+    core.create_namespaced_config_map(NS, {"metadata": {"name": "raw"}, "data": {"k": "v"}})
+    try:
+        one = core.read_namespaced_config_map("raw", NS, _preload_content=False)
+        listed = core.list_namespaced_config_map(NS, _preload_content=False)
+        for response in (one, listed):
+            body = response.data
+            assert body.endswith(b"}\n") and not body.endswith(b"\n\n"), body[-40:]
+        assert json.loads(one.data)["data"] == {"k": "v"}
+    finally:
+        core.delete_namespaced_config_map("raw", NS)
