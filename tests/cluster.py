@@ -62,10 +62,10 @@ class Cluster:
         pki = self.data_dir / "pki"
         return self.client(cert=(str(pki / "admin.crt"), str(pki / "admin.key")))
 
-    def wait_ready(self) -> float:
+    def wait_ready(self, timeout: float = READY_TIMEOUT) -> float:
         """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS."""
         started = time.monotonic()
-        while time.monotonic() - started < READY_TIMEOUT:
+        while time.monotonic() - started < timeout:
             if self.process.poll() is not None:
                 pytest.fail(f"exited {self.process.returncode}: {self.stderr.read_text()}")
             if self.ca_file.exists():
@@ -76,7 +76,7 @@ class Cluster:
                 except (httpx.TransportError, ssl.SSLError):
                     pass
             time.sleep(0.05)
-        pytest.fail(f"not ready after {READY_TIMEOUT}s: {self.stderr.read_text()}")
+        pytest.fail(f"not ready after {timeout}s: {self.stderr.read_text()}")
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[int, float]:
         """Send ``sig``; return the exit code and the seconds it took to exit."""

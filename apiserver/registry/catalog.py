@@ -15,7 +15,7 @@ from apiserver.registry.resources.deployment import DeploymentStrategy
 from apiserver.registry.resources.endpoints import EndpointsStrategy
 from apiserver.registry.resources.event import EventStrategy
 from apiserver.registry.resources.eventsv1 import EventsV1Strategy
-from apiserver.registry.resources.generic import PlainStrategy, SpecStatusStrategy
+from apiserver.registry.resources.generic import PlainStrategy, ResourceQuotaStrategy, SpecStatusStrategy
 from apiserver.registry.resources.job import JobStrategy
 from apiserver.registry.resources.lease import LeaseStrategy
 from apiserver.registry.resources.namespace import NamespaceStrategy
@@ -58,6 +58,7 @@ STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     ("", "Endpoints"): EndpointsStrategy,
     ("", "Event"): EventStrategy,
     ("", "ServiceAccount"): ServiceAccountStrategy,
+    ("", "ResourceQuota"): ResourceQuotaStrategy,
     ("apps", "Deployment"): DeploymentStrategy,
     ("apps", "ReplicaSet"): ReplicaSetStrategy,
     ("apps", "DaemonSet"): DaemonSetStrategy,

@@ -32,7 +32,8 @@ class Strategy:
     #: how names are validated: "subdomain" (most kinds), "label" (namespaces, services)
     name_rule: str = "subdomain"
     #: a DELETE that removes the object answers with it instead of a ``Status`` naming it
-    #: (upstream's ``Store.ReturnDeletedObject``: pods, services, namespaces, service accounts)
+    #: (upstream's ``Store.ReturnDeletedObject``: pods, services, namespaces, service accounts,
+    #: resource quotas)
     return_deleted_object: bool = False
     #: set when this version is stored in another version's shape (``conversion.py``); every
     #: other hook sees the served shape, except ``selectable_fields``, which reads stored objects

@@ -5,7 +5,8 @@
 
 - **command**: ``command`` + ``args``. There are no image entrypoints without images, so a
   container without ``command`` runs its image's built-in program when the image is one of
-  ``nodeagent.images`` (``nginx``), and otherwise cannot be created (``CreateContainerError``,
+  ``nodeagent.images`` (``nginx``), else its ``args`` (as an image without an entrypoint,
+  such as busybox, does), and with neither cannot be created (``CreateContainerError``,
   saying so);
 - **env**: ``make_environment_variables`` (configMap/secret/field/resource refs, service
   variables from the services informer), with ``POD_IP`` added when the pod does not set it
@@ -157,12 +158,17 @@ class ContainerEnvironment:
 
 
 def resolve_command(container: Object, fallback: list[str] | None = None) -> list[str]:
-    """``command`` + ``args``, or the built-in image's program + ``args``, or ``fallback``."""
+    """``command`` + ``args``, or the built-in image's program + ``args``, or ``fallback`` +
+    ``args``, or ``args`` alone: an image without an entrypoint (busybox, alpine, python, ...)
+    runs its ``args`` as the command, as the container runtimes do, and without image metadata
+    every image but the built-in ones is taken to have none."""
     command, args = list(container.get("command") or []), list(container.get("args") or [])
     if command:
         return command + args
     image = container.get("image", "")
     default = default_command(image) or fallback
+    if default is None and args:
+        return args
     if default is None:
         known = ", ".join(sorted(BUILT_IN_IMAGES))
         raise ConfigError(

@@ -78,6 +78,9 @@ async def test_status_names_the_group(api: httpx.AsyncClient) -> None:
         ("pods", {"kind": "Pod", "spec": {"containers": [{"name": "c", "image": "i"}]}}),
         ("services", {"kind": "Service", "spec": {"ports": [{"port": 80}]}}),
         ("serviceaccounts", {"kind": "ServiceAccount"}),
+        # regression: was a Status, which the official Python client fails to decode as the
+        # V1ResourceQuota its delete_namespaced_resource_quota returns
+        ("resourcequotas", {"kind": "ResourceQuota", "spec": {"hard": {"pods": "1"}}}),
     ],
 )
 async def test_kinds_returning_deleted_objects(

@@ -28,3 +28,10 @@ class PlainStrategy(SpecStatusStrategy):
     """Objects without a status subresource (ServiceAccount, Lease, RBAC...)."""
 
     status_field = None
+
+
+class ResourceQuotaStrategy(SpecStatusStrategy):
+    """Spec and status as the common shape; a DELETE answers with the quota, as upstream's
+    registry does (``ReturnDeletedObject``)."""
+
+    return_deleted_object = True
