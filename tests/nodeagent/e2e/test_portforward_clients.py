@@ -24,7 +24,6 @@ import kr8s.asyncio
 import kr8s.asyncio.objects
 import pytest
 import websocket
-from kr8s._api import Api as Kr8sApi
 from kubernetes import client, config
 from kubernetes.stream import portforward
 
@@ -375,17 +374,9 @@ def test_the_pod_connection_is_closed_when_the_client_hangs_up(
 # kr8s
 
 
-async def test_kr8s_port_forward_relays_a_connection(
-    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """kr8s opens one WebSocket per local connection, for one port. Its client creation asks
-    ``GET /version/`` (with the slash), which is issue 13's item 14, not port forwarding: that
-    check is skipped here so this test covers port forwarding alone."""
-
-    async def no_version_check(self: object) -> None:
-        return None
-
-    monkeypatch.setattr(Kr8sApi, "_check_version", no_version_check)
+async def test_kr8s_port_forward_relays_a_connection(cluster: Cluster) -> None:
+    """kr8s opens one WebSocket per local connection, for one port (its client creation asks
+    ``GET /version/`` first, with the slash, which is served as upstream's)."""
     api = await kr8s.asyncio.api(kubeconfig=str(cluster.kubeconfig))
     pod = await kr8s.asyncio.objects.Pod.get("echo", namespace="default", api=api)
     async with pod.portforward(remote_port=ECHO) as local_port:
