@@ -37,6 +37,13 @@ def image_name(image: str) -> str:
     return name.split(":", 1)[0]
 
 
+def args_replace_default(image: str) -> bool:
+    """Whether ``args`` replace the image's default command: a shell image's ``sh`` is its
+    ``CMD`` (busybox and alpine have no ``ENTRYPOINT``), so ``args`` alone are the argv, as
+    the container runtimes run them; a built-in program is an entrypoint that takes ``args``."""
+    return image_name(image) in SHELL_IMAGES
+
+
 def default_command(image: str) -> list[str] | None:
     """The argv of the built-in image ``image``, or None when there is none."""
     name = image_name(image)

@@ -37,7 +37,7 @@ from typing import Any
 from minikube_py.api.quantity import Quantity
 from minikube_py.client.interfaces import Client
 from nodeagent.envvars import make_environment_variables
-from nodeagent.images import BUILT_IN_IMAGES, default_command, image_name
+from nodeagent.images import BUILT_IN_IMAGES, args_replace_default, default_command, image_name
 from nodeagent.pod.actions import container_hash
 from nodeagent.pod.runtimestatus import (
     LABEL_CONTAINER_HASH,
@@ -167,7 +167,7 @@ def resolve_command(container: Object, fallback: list[str] | None = None) -> lis
         return command + args
     image = container.get("image", "")
     default = default_command(image) or fallback
-    if default is None and args:
+    if args and (default is None or args_replace_default(image)):
         return args
     if default is None:
         known = ", ".join(sorted(BUILT_IN_IMAGES))

@@ -37,3 +37,14 @@ def test_neither_command_nor_args_needs_a_built_in_image() -> None:
         resolve_command({"name": "c", "image": "redis"})
     assert refused.value.reason == "CreateContainerError"
     assert "has no entrypoint known to minikube-py" in str(refused.value)
+
+
+@pytest.mark.parametrize("image", ["busybox", "docker.io/library/alpine:3.20"])
+def test_a_shell_image_runs_its_shell_until_args_replace_it(image: str) -> None:
+    """A shell image's ``sh`` is its CMD: alone it runs (``kubectl debug --image=busybox``), and
+    ``args`` replace it rather than follow it (regression: ``sh /bin/sh -c ...`` once both
+    behaviours met, and the official client's busybox pods exited at once)."""
+    shell = default_command(image)
+    assert shell is not None and shell[-1] == "sh"
+    assert resolve_command({"name": "c", "image": image}) == shell
+    assert resolve_command({"name": "c", "image": image, "args": ["sleep", "9"]}) == ["sleep", "9"]
