@@ -182,6 +182,7 @@ class RootBuilder:
         self.owned: set[str] = {"/"}  # container paths that are our own tmpfs directories
         self.writable: list[str] = []  # container paths under which the container may write
         self.tmpfs_read_only: list[str] = []  # our own tmpfs to make read-only once built
+        self.scratch_dirs: set[str] = set()  # container paths of the private scratch tmpfs
         self.shm = ""  # a host directory to bind at /dev/shm (the pod's) instead of a tmpfs
         self._stages = 0
 
@@ -225,6 +226,7 @@ class RootBuilder:
                 self.ensure(path, True)
             _mount_tmpfs(self.host(path), 0o1777, MS_NOSUID | MS_NODEV)
             self.owned.add(path)
+            self.scratch_dirs.add(path)
             self.writable.append(path)
 
     def dev(self) -> None:
@@ -256,12 +258,17 @@ class RootBuilder:
     def reveal(self, host_dir: str) -> None:
         """Make the host's ``host_dir`` (the agent's Python, built-in images) reachable at its
         path for any user: an ancestor others may not search (``/root``, mode 0700) is covered
-        by an empty tmpfs holding only the way down to ``host_dir`` (bound read-only)."""
+        by an empty tmpfs holding only the way down to ``host_dir`` (bound read-only); one under
+        a scratch directory (a checkout or virtualenv in ``/tmp``) is bound into the container's
+        private tmpfs there, read-only."""
         host_dir = os.path.realpath(host_dir)
         hidden = False
         ancestor = "/"
         for part in [p for p in host_dir.split("/") if p][:-1]:
             ancestor = os.path.join(ancestor, part)
+            if ancestor in self.scratch_dirs:  # a private /tmp, /run...: the host's are not there
+                hidden = True
+                break
             if ancestor in self.owned or os.stat(ancestor).st_mode & stat.S_IXOTH:
                 continue
             _mount_tmpfs(self.host(ancestor), 0o755)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from nodeagent.runtime import process
+from nodeagent.runtime import process, processcontainer
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ExecResult,
@@ -25,11 +25,21 @@ from nodeagent.runtime.interface import (
     PodSandboxConfig,
     StartContainerError,
 )
-from nodeagent.runtime.namespaces import DEFAULT_CAPABILITIES
+from nodeagent.runtime.namespaces import DEFAULT_CAPABILITIES, SCRATCH
 from nodeagent.runtime.process import ProcessRuntime
 from tests.nodeagent.runtime.test_process import wait_exited
 
 REPO = Path(__file__).parents[3]
+
+
+def outside_scratch() -> Path:
+    """A directory of the node that containers see through their read-only root: the checkout,
+    unless it lies under a scratch directory (a clone in ``/tmp``: containers have their own
+    ``/tmp``), then ``/var/local``."""
+    real = os.path.realpath(REPO)
+    if any(real == d or real.startswith(d + "/") for d in map(os.path.realpath, SCRATCH)):
+        return Path("/var/local")
+    return REPO
 
 
 @pytest.fixture
@@ -42,7 +52,7 @@ async def runtime(tmp_path: Path) -> AsyncIterator[ProcessRuntime]:
 @pytest.fixture
 def host_dir() -> Iterator[Path]:
     """A world-writable directory of the node, outside /tmp, holding ``precious``."""
-    path = Path(tempfile.mkdtemp(prefix=".isolation-test-", dir=REPO))
+    path = Path(tempfile.mkdtemp(prefix=".isolation-test-", dir=outside_scratch()))
     try:
         path.chmod(0o777)
         (path / "precious").write_text("keep me\n")
@@ -106,10 +116,29 @@ async def test_the_working_dir_is_writable_and_private(runtime: ProcessRuntime) 
     assert (result.exit_code, result.stdout) == (0, b"/minikube-py-workdir\nhi\n"), result.stderr
     assert not os.path.exists("/minikube-py-workdir")
     # the host's directory under an overlay: its own permissions still apply (root's, here)
-    existing = await sleeping(runtime, "other", working_dir=str(REPO / "tests"), run_as_user=0)
-    result = await sh(runtime, existing, "echo hi > isolation-out; cat isolation-out; test -f __init__.py")
+    existing = await sleeping(runtime, "other", working_dir="/etc", run_as_user=0)
+    result = await sh(runtime, existing, "echo hi > isolation-out; cat isolation-out; test -f passwd")
     assert (result.exit_code, result.stdout) == (0, b"hi\n"), result.stderr
-    assert not (REPO / "tests" / "isolation-out").exists()
+    assert not os.path.exists("/etc/isolation-out")
+
+
+async def test_the_runtimes_python_and_images_are_reachable_under_a_scratch_dir(
+    runtime: ProcessRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a checkout or virtualenv under ``/tmp`` (CI's clean clone) was covered by the
+    container's private ``/tmp``, so the built-in images and ``sys.executable`` could not run.
+    What the runtime reveals is bound read-only into the private tmpfs, nothing else of the
+    host's ``/tmp`` is."""
+    program = tmp_path / "revealed" / "program.sh"
+    program.parent.mkdir()
+    program.write_text("echo revealed\n")
+    (tmp_path / "not-revealed").write_text("secret\n")
+    monkeypatch.setattr(processcontainer, "RUNTIME_PATHS", (str(program.parent),))
+    cid = await sleeping(runtime)
+    result = await sh(runtime, cid, f"sh {program}; cat {tmp_path}/not-revealed; echo x > {program}")
+    assert result.stdout == b"revealed\n", result.stderr
+    assert b"No such file" in result.stderr and b"Read-only file system" in result.stderr
+    assert program.read_text() == "echo revealed\n"
 
 
 async def test_processes_see_only_their_own_pid_namespace(runtime: ProcessRuntime) -> None:
