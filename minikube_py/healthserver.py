@@ -56,6 +56,9 @@ async def serve_health(
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    # listen before announcing the port: between bind and uvicorn's own listen a client that
+    # read the log line was refused (connections now wait in the backlog until served)
+    sock.listen(128)
     config = uvicorn.Config(
         health_app(checks, registry, extra_routes),
         lifespan="off",
