@@ -21,6 +21,7 @@ from starlette.responses import StreamingResponse
 
 from apiserver.endpoints.encoding import ENCODED
 from apiserver.endpoints.listing import check_watch_resource_version, list_options
+from apiserver.endpoints.queryparams import ConversionError, to_int64
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.registry.store import GenericStore
 from apiserver.serving import MIN_REQUEST_TIMEOUT
@@ -125,6 +126,10 @@ def _encode(store: GenericStore, event: WatchEvent, table: str | None, include: 
 def watch_timeout(value: str, min_request_timeout: float) -> float:
     """Seconds the watch lasts: ``timeoutSeconds`` when given and not 0, else upstream's
     ``minRequestTimeout * (1 + rand)``."""
-    if value and not value.isdigit():
+    try:  # upstream converts it with strconv.ParseInt: a 400 with Go's error past int64
+        seconds = to_int64(value) if value else 0
+    except ConversionError as err:
+        raise errors.bad_request(str(err)) from None
+    if seconds < 0:
         raise errors.bad_request(f'timeoutSeconds: Invalid value: "{value}": must be a non-negative integer')
-    return int(value or 0) or min_request_timeout * (1 + random.random())
+    return seconds or min_request_timeout * (1 + random.random())

@@ -9,6 +9,8 @@ import time
 import httpx
 import pytest
 
+from apiserver.endpoints.watch import watch_timeout
+
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 HUGE = "18446744073709551616"  # 2**64
 
@@ -84,3 +86,24 @@ async def test_zero_and_negative_limits_do_not_page(api: httpx.AsyncClient) -> N
         assert len(listed["items"]) == 2 and "continue" not in listed["metadata"], limit
     paged = (await api.get(CONFIGMAPS, params={"limit": "1"})).json()
     assert len(paged["items"]) == 1 and paged["metadata"]["continue"]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "message"),
+    [
+        ("9223372036854775808", 'strconv.ParseInt: parsing "9223372036854775808": value out of range'),
+        ("1e3", 'strconv.ParseInt: parsing "1e3": invalid syntax'),
+        ("-1", 'timeoutSeconds: Invalid value: "-1": must be a non-negative integer'),
+    ],
+)
+async def test_a_watch_timeout_past_int64_or_not_an_integer_is_400(
+    api: httpx.AsyncClient, seconds: str, message: str
+) -> None:
+    """Regression: ``timeoutSeconds`` above int64 was accepted (upstream's conversion refuses it)."""
+    response = await api.get(CONFIGMAPS, params={"watch": "true", "timeoutSeconds": seconds})
+    assert (response.status_code, response.json()["message"]) == (400, message)
+
+
+def test_the_largest_watch_timeout_is_taken_as_given() -> None:
+    assert watch_timeout("9223372036854775807", 1800) == 9223372036854775807
+    assert 1800 <= watch_timeout("0", 1800) < 3600
