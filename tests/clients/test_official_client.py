@@ -413,35 +413,6 @@ def test_service_apis(core: client.CoreV1Api) -> None:
     core.delete_namespaced_service(name, NS, body={})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ApiException,
-    reason="minikube-py does not serve replicationcontrollers (v1): the suite's test gets 404",
-)
-def test_replication_controller_apis(core: client.CoreV1Api) -> None:
-    name = "frontend-rc"
-    manifest = {
-        "apiVersion": "v1",
-        "kind": "ReplicationController",
-        "metadata": {"labels": {"name": name}, "name": name},
-        "spec": {
-            "replicas": 2,
-            "selector": {"name": name},
-            "template": {
-                "metadata": {"labels": {"name": name}},
-                "spec": {
-                    "containers": [{"image": "nginx", "name": "nginx", "ports": [{"containerPort": 80}]}]
-                },
-            },
-        },
-    }
-    created = core.create_namespaced_replication_controller(NS, manifest)
-    assert (created.metadata.name, created.spec.replicas) == (name, 2)
-    read = core.read_namespaced_replication_controller(name, NS)
-    assert (read.metadata.name, read.spec.replicas) == (name, 2)
-    core.delete_namespaced_replication_controller(name, NS, propagation_policy="Background")
-
-
 def test_configmap_apis(core: client.CoreV1Api) -> None:
     name = "test-configmap"
     manifest = {
