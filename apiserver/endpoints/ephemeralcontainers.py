@@ -14,10 +14,9 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
-from apiserver.endpoints.patching import patcher
 from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
-from apiserver.endpoints.typecheck import check_body, checked_patch
+from apiserver.endpoints.typecheck import typed_object, typed_patch
 from apiserver.registry.resources.ephemeralcontainers import EphemeralContainersStrategy
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -39,15 +38,9 @@ async def ephemeral_containers(
     raw = await read_body(request)
     content_type = request.headers.get("content-type")
     if verb == "patch":
-        typed = checked_patch(
-            store.rt.api_version, store.rt.kind, patcher(store.rt, content_type, raw), content_type, raw
-        )
-        mutate = fields.check_patch(typed, raw)
+        mutate = fields.check_patch(typed_patch(store.rt, content_type, raw), raw)
     else:
-        desired = bodies.decode_object(raw, content_type)
-        bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
-        check_body(store.rt, desired, raw)
-        checked = fields.check_update(desired)
+        checked = fields.check_update(typed_object(store.rt, raw, content_type))
 
         def mutate(current: Object) -> Object:
             return copy.deepcopy(checked(current))  # a retried update starts from the body again

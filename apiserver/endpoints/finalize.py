@@ -15,7 +15,7 @@ from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
 from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
-from apiserver.endpoints.typecheck import check_body
+from apiserver.endpoints.typecheck import typed_object
 from apiserver.registry.resources.namespace import NamespaceFinalizeStrategy
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
@@ -28,10 +28,7 @@ async def finalize(request: Request, store: GenericStore, verb: str, namespace: 
     query = first_values(request.query_params.multi_items())
     fields = FieldValidation(store.rt, query, "UpdateOptions")
     raw = await read_body(request)
-    desired = bodies.decode_object(raw, request.headers.get("content-type"))
-    bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
-    check_body(store.rt, desired, raw)
-    checked = fields.check_update(desired)
+    checked = fields.check_update(typed_object(store.rt, raw, request.headers.get("content-type")))
 
     def mutate(current: Object) -> Object:
         return copy.deepcopy(checked(current))  # a retried update starts from the body again

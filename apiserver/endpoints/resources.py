@@ -23,13 +23,13 @@ from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.finalize import finalize
 from apiserver.endpoints.listing import list_options, resource_version_error
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
-from apiserver.endpoints.patching import APPLY_PATCH, patcher
+from apiserver.endpoints.patching import APPLY_PATCH
 from apiserver.endpoints.pretty import prettify, wants_pretty
 from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
-from apiserver.endpoints.typecheck import check_body, checked_patch
+from apiserver.endpoints.typecheck import typed_object, typed_patch
 from apiserver.endpoints.warningheaders import add_warnings
 from apiserver.endpoints.watch import OpenWatches, watch_response
 from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
@@ -224,9 +224,7 @@ class ResourceEndpoints:
         dry_run = bodies.dry_run(query, "CreateOptions")
         fields = FieldValidation(store.rt, query, "CreateOptions")
         raw = await read_body(request)
-        obj = bodies.decode_object(raw, request.headers.get("content-type"))
-        bodies.check_kind(obj, store.rt.api_version, store.rt.kind)
-        check_body(store.rt, obj, raw)
+        obj = typed_object(store.rt, raw, request.headers.get("content-type"))
         fields.check_object(obj)
         track = tracker(field_manager(store), manager_name(request, query, "CreateOptions"))
         created = await store.create(namespace, obj, dry_run=dry_run, track=track)
@@ -248,16 +246,9 @@ class ResourceEndpoints:
             return await self._apply(request, store, info, namespace, query, raw)
         manager = manager_name(request, query, options_kind)
         if info.verb == "patch":
-            content_type = request.headers.get("content-type")
-            typed = checked_patch(
-                store.rt.api_version, store.rt.kind, patcher(store.rt, content_type, raw), content_type, raw
-            )
-            mutate = fields.check_patch(typed, raw)
+            mutate = fields.check_patch(typed_patch(store.rt, request.headers.get("content-type"), raw), raw)
         else:
-            desired = bodies.decode_object(raw, request.headers.get("content-type"))
-            bodies.check_kind(desired, store.rt.api_version, store.rt.kind)
-            check_body(store.rt, desired, raw)
-            mutate = fields.check_update(desired)
+            mutate = fields.check_update(typed_object(store.rt, raw, request.headers.get("content-type")))
 
         updated = await store.update(
             namespace,

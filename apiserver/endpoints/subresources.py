@@ -14,10 +14,9 @@ from starlette.responses import Response
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
-from apiserver.endpoints.patching import patcher
 from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
-from apiserver.endpoints.typecheck import check_body, check_kind_body, checked_patch
+from apiserver.endpoints.typecheck import check_body, check_kind_body, typed_patch
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
 from minikube_py.api import errors
@@ -60,9 +59,7 @@ async def scale(request: Request, store: GenericStore, verb: str, namespace: str
     raw = await read_body(request)
     content_type = request.headers.get("content-type")
     if verb == "patch":
-        apply_patch = checked_patch(
-            SCALE_RT.api_version, SCALE_RT.kind, patcher(SCALE_RT, content_type, raw), content_type, raw
-        )
+        apply_patch = typed_patch(SCALE_RT, content_type, raw)
 
         def desired_scale(current: Object) -> Object:
             return apply_patch(to_scale(current))

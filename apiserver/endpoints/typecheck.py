@@ -27,8 +27,9 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from apiserver.endpoints.body import media_type
+from apiserver.endpoints.body import check_kind, decode_object, media_type
 from apiserver.endpoints.fieldvalidation import _apply_path
+from apiserver.endpoints.patching import patcher
 from apiserver.patch.schema import Fields
 from minikube_py import jsonutil
 from minikube_py.api import errors
@@ -65,6 +66,21 @@ def patch_invalid(value: str, detail: str) -> errors.ApiError:
     Invalid value: "<value>": <detail>``."""
     error = invalid_field("patch", value, detail)
     return errors.invalid("", "", "", [errors.Cause(error.reason, error.body(), error.field)])
+
+
+def typed_object(rt: ResourceType, raw: bytes, content_type: str | None) -> Object:
+    """A create or update body of ``rt``'s kind: decoded (JSON or protobuf), its apiVersion and
+    kind those of the URL, and refused (400) when it does not decode into upstream's type."""
+    obj = decode_object(raw, content_type)
+    check_kind(obj, rt.api_version, rt.kind)
+    check_body(rt, obj, raw)
+    return obj
+
+
+def typed_patch(rt: ResourceType, content_type: str | None, raw: bytes) -> Mutation:
+    """The request's JSON, merge or strategic merge patch of ``rt``'s objects, its result refused
+    when it does not decode into upstream's type."""
+    return checked_patch(rt.api_version, rt.kind, patcher(rt, content_type, raw), content_type, raw)
 
 
 def checked_patch(
