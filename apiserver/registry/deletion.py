@@ -3,7 +3,8 @@
 Upstream spreads these rules over ``rest.BeforeDelete`` (graceful deletion), the meta/v1
 ``ValidateDeleteOptions`` and the garbage-collector half of the generic store
 (``deletionFinalizersForGarbageCollection``, ``markAsDeleting``). ``GenericStore.delete`` runs
-them; this module holds them as plain functions over ``metadata``.
+them; this module holds them as plain functions over ``metadata``, with what a DELETE
+answers (``Deletion``; upstream's ``finalizeDelete`` is ``finalized``).
 
 The contract of a DELETE: the object is removed at once, or it is kept with
 ``deletionTimestamp`` set while a grace period runs (pods) or while ``metadata.finalizers`` is
@@ -189,6 +190,43 @@ class TerminationStrategy(Protocol):
 
     def terminated(self, obj: Object) -> bool:
         """Whether the kind's own work on ``obj`` is done."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deletion:
+    """What a DELETE did: ``deleted`` when the object is gone (``object`` is its last state),
+    else ``object`` is the object kept, marked with ``deletionTimestamp``.
+
+    ``status`` is what upstream answers instead of ``object`` once the store finished the
+    deletion (its ``finalizeDelete``: the object removed, or a graceful deletion already
+    running): a ``Status`` naming the object, unless the strategy returns deleted objects. None:
+    the answer is ``object``."""
+
+    object: Object
+    deleted: bool
+    status: Object | None = None
+
+
+def finalized(rt: ResourceType, obj: Object, deleted: bool, return_deleted_object: bool) -> Deletion:
+    """Upstream's ``finalizeDelete``: the answer names ``obj`` in a ``Status`` (whose
+    ``details.kind`` is the resource, as upstream's), or is ``obj`` itself."""
+    if return_deleted_object:
+        return Deletion(obj, deleted)
+    meta = obj.get("metadata", {})
+    details = {
+        "name": meta.get("name", ""),
+        "group": rt.group,
+        "kind": rt.resource,
+        "uid": meta.get("uid", ""),
+    }
+    status = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {field: value for field, value in details.items() if value},  # omitempty
+    }
+    return Deletion(obj, deleted, status)
 
 
 def _bump_generation(meta: Object) -> None:

@@ -1,34 +1,26 @@
 """``GenericStore``: create, get, list, update, delete and watch for any resource.
 
 The single engine (upstream's ``registry/generic/registry/store.go``): system metadata, the
-strategy's hooks, namespace checks, dry-run, deletion (graceful, held by finalizers, recorded for
-the garbage collector; the rules are in ``deletion``), and the translation of storage errors into
-API errors with upstream's messages. Per-resource policy lives in the ``Strategy``.
+strategy's hooks, namespace checks, dry-run and deletion (graceful, held by finalizers, recorded for
+the garbage collector). The rules live beside it: a write's checks in ``rest``, a DELETE's in
+``deletion``, the API errors storage errors answer in ``storeerr``. Per-resource policy lives in
+the ``Strategy``.
 """
 
 from __future__ import annotations
 
-import builtins
 import copy
 import dataclasses
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.chain import AdmissionChain
-from apiserver.registry import deletion
+from apiserver.registry import deletion, rest, storeerr
 from apiserver.registry import meta as objectmeta
 from apiserver.registry.conversion import ConvertedWatch
-from apiserver.registry.deletion import DeleteOptions, TerminationStrategy
+from apiserver.registry.deletion import DeleteOptions, Deletion, TerminationStrategy
 from apiserver.registry.strategy import Object, Strategy
-from apiserver.storage.errors import (
-    CompactedError,
-    KeyExistsError,
-    KeyNotFoundError,
-    PreconditionError,
-    StorageError,
-    TooLargeResourceVersionError,
-)
+from apiserver.storage.errors import KeyExistsError, KeyNotFoundError, PreconditionError, StorageError
 from apiserver.storage.interface import ListOptions, ObjectList, ObjectStorage, ObjectWatch, Preconditions
 from apiserver.storage.keys import object_key, resource_prefix
 from minikube_py import jsonutil
@@ -46,21 +38,6 @@ Mutation = Callable[[Object], Object]
 Track = Callable[[Object | None, Object], Object]
 
 __all__ = ["DeleteOptions", "Deletion", "GenericStore"]
-
-
-@dataclass(frozen=True, slots=True)
-class Deletion:
-    """What a DELETE did: ``deleted`` when the object is gone (``object`` is its last state),
-    else ``object`` is the object kept, marked with ``deletionTimestamp``.
-
-    ``status`` is what upstream answers instead of ``object`` once the store finished the
-    deletion (its ``finalizeDelete``: the object removed, or a graceful deletion already
-    running): a ``Status`` naming the object, unless the strategy returns deleted objects. None:
-    the answer is ``object``."""
-
-    object: Object
-    deleted: bool
-    status: Object | None = None
 
 
 class GenericStore:
@@ -105,14 +82,14 @@ class GenericStore:
         try:
             stored = await self.storage.get(self.key(namespace, name), resource_version=resource_version)
         except StorageError as err:
-            raise self._api_error(err, name) from err
+            raise storeerr.interpret(self.rt, err, name) from err
         return self._served(stored)
 
     async def list(self, namespace: str, opts: ListOptions) -> ObjectList:
         try:
             listed = await self.storage.list(self.prefix(namespace), opts)
         except StorageError as err:
-            raise self._api_error(err, "") from err
+            raise storeerr.interpret(self.rt, err, "") from err
         if self._conversion is None:
             return listed
         return dataclasses.replace(listed, items=[self._conversion.from_storage(o) for o in listed.items])
@@ -135,7 +112,7 @@ class GenericStore:
         self, namespace: str, obj: Object, *, dry_run: bool = False, track: Track | None = None
     ) -> Object:
         """Create ``obj``; ``track`` records the creator's field ownership (see ``Track``)."""
-        self._check_identity(obj, namespace)
+        rest.check_identity(self.rt, obj, namespace)
         objectmeta.fill_system_fields(obj)
         if self.strategy.spec_field is not None:
             obj["metadata"]["generation"] = 1
@@ -148,7 +125,7 @@ class GenericStore:
             await self.admission.admit(attrs)
         self.strategy.prepare_for_create(obj)
         name = obj["metadata"].get("name", "")
-        self._raise_invalid(obj, self._validate(obj))
+        rest.raise_invalid(self.rt, obj, rest.validate(self.rt, self.strategy, obj))
         if self._namespace_check is not None and self.rt.namespaced:
             await self._namespace_check(namespace, self.rt, name)
         if self.admission is not None:
@@ -165,7 +142,7 @@ class GenericStore:
         except KeyExistsError as err:
             raise errors.already_exists(self.rt.resource, name, self.rt.group) from err
         except StorageError as err:
-            raise self._api_error(err, name) from err
+            raise storeerr.interpret(self.rt, err, name) from err
 
     async def update(
         self,
@@ -201,7 +178,7 @@ class GenericStore:
         except _EmptiedFinalizers as emptied:
             return await self._delete_emptied(key, name, emptied)
         except StorageError as err:
-            raise self._api_error(err, name) from err
+            raise storeerr.interpret(self.rt, err, name) from err
         return self._served(updated)
 
     async def _prepare_update(
@@ -214,7 +191,7 @@ class GenericStore:
         track: Track | None = None,
         dry_run: bool = False,
     ) -> Object:
-        self._check_identity(desired, namespace, name)
+        rest.check_identity(self.rt, desired, namespace, name)
         wanted_rv = desired.get("metadata", {}).get("resourceVersion")
         if wanted_rv and wanted_rv != current["metadata"]["resourceVersion"]:
             raise errors.conflict(self.rt.resource, name, self.rt.group, errors.MODIFIED)
@@ -231,18 +208,13 @@ class GenericStore:
         else:
             self.strategy.prepare_for_update(desired, current)
         objectmeta.keep_system_fields(desired, current)
-        self._bump_generation(desired, current)
-        self._raise_invalid(desired, self._validate(desired, current))
+        rest.bump_generation(self.strategy, desired, current)
+        rest.raise_invalid(self.rt, desired, rest.validate(self.rt, self.strategy, desired, current))
         if self.admission is not None:
             attrs.object = desired
             await self.admission.validate(attrs)
         alwayssent.fill(self.rt.api_version, self.rt.kind, desired)
         return desired
-
-    def _bump_generation(self, new: Object, old: Object) -> None:
-        spec = self.strategy.spec_field
-        if spec is not None and new.get(spec) != old.get(spec):
-            new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
 
     async def delete(self, namespace: str, name: str, options: DeleteOptions) -> Object:
         """``delete_reporting``'s object: the one removed, or the one kept and marked."""
@@ -270,25 +242,7 @@ class GenericStore:
         return await self._delete(namespace, name, current, options)
 
     def _finalized(self, obj: Object, deleted: bool) -> Deletion:
-        """Upstream's ``finalizeDelete``: the answer names ``obj`` in a ``Status`` (whose
-        ``details.kind`` is the resource, as upstream's), or is ``obj`` itself."""
-        if self.strategy.return_deleted_object:
-            return Deletion(obj, deleted)
-        meta = obj.get("metadata", {})
-        details = {
-            "name": meta.get("name", ""),
-            "group": self.rt.group,
-            "kind": self.rt.resource,
-            "uid": meta.get("uid", ""),
-        }
-        status = {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Success",
-            "details": {field: value for field, value in details.items() if value},  # omitempty
-        }
-        return Deletion(obj, deleted, status)
+        return deletion.finalized(self.rt, obj, deleted, self.strategy.return_deleted_object)
 
     async def _delete(self, namespace: str, name: str, current: Object, options: DeleteOptions) -> Deletion:
         key = self.key(namespace, name)
@@ -320,7 +274,7 @@ class GenericStore:
         except _DeleteNow as now:
             return await self._remove(key, name, self._served(now.object), options)
         except StorageError as err:
-            raise self._api_error(err, name) from err
+            raise storeerr.interpret(self.rt, err, name) from err
         return Deletion(self._served(marked), False)
 
     def _mark_for_deletion(self, obj: Object, grace: int, options: DeleteOptions) -> Object:
@@ -351,7 +305,7 @@ class GenericStore:
         try:
             removed = await self.storage.delete(key, preconditions=options.preconditions)
         except StorageError as err:
-            raise self._api_error(err, name) from err
+            raise storeerr.interpret(self.rt, err, name) from err
         return self._finalized(self._served(removed), True)
 
     async def _start_termination(
@@ -382,7 +336,7 @@ class GenericStore:
         except _DryRun as preview:
             return Deletion(self._served(preview.object), False)
         except StorageError as err:
-            raise self._api_error(err, name) from err
+            raise storeerr.interpret(self.rt, err, name) from err
         return Deletion(self._served(marked), False)
 
     def _deletes_during_update(self, new: Object, old: Object) -> bool:
@@ -402,7 +356,7 @@ class GenericStore:
         except PreconditionError as err:
             raise errors.conflict(self.rt.resource, name, self.rt.group, errors.MODIFIED) from err
         except StorageError as err:
-            raise self._api_error(err, name) from err
+            raise storeerr.interpret(self.rt, err, name) from err
         return emptied.object
 
     def _check_preconditions(self, pre: Preconditions, obj: Object, name: str) -> None:
@@ -410,58 +364,6 @@ class GenericStore:
             pre.check(self.key("", name), obj)
         except PreconditionError as err:
             raise errors.conflict(self.rt.resource, name, self.rt.group, str(err)) from err
-
-    # helpers
-
-    def _check_identity(self, obj: Object, namespace: str, name: str = "") -> None:
-        if not isinstance(obj.get("metadata", {}), dict):
-            raise errors.bad_request("metadata must be an object")
-        meta = obj.setdefault("metadata", {})
-        for field in ("name", "generateName", "namespace", "resourceVersion", "uid"):
-            if field in meta and meta[field] is not None and not isinstance(meta[field], str):
-                raise errors.bad_request(
-                    f"json: cannot unmarshal {type(meta[field]).__name__} into Go struct field "
-                    f"ObjectMeta.metadata.{field} of type string"
-                )
-        if self.rt.namespaced:
-            if meta.get("namespace") and meta["namespace"] != namespace:
-                raise errors.bad_request(
-                    "the namespace of the provided object does not match the namespace sent on the request"
-                )
-            meta["namespace"] = namespace
-        else:
-            meta.pop("namespace", None)
-        if name and meta.get("name") and meta["name"] != name:
-            raise errors.bad_request("the name of the object does not match the name on the URL")
-        if name:
-            meta["name"] = name
-
-    def _validate(self, obj: Object, old: Object | None = None) -> builtins.list[errors.Cause]:
-        causes = objectmeta.validate_meta(
-            obj, namespaced=self.rt.namespaced, name_rule=self.strategy.name_rule
-        )
-        if old is None:
-            return causes + self.strategy.validate(obj)
-        return causes + objectmeta.validate_meta_update(obj, old) + self.strategy.validate_update(obj, old)
-
-    def _raise_invalid(self, obj: Object, causes: builtins.list[errors.Cause]) -> None:
-        if causes:
-            name = obj.get("metadata", {}).get("name", "")
-            raise errors.invalid(self.rt.kind, name, self.rt.group, causes)
-
-    def _api_error(self, err: StorageError, name: str) -> errors.ApiError:
-        rt = self.rt
-        if isinstance(err, KeyNotFoundError):
-            return errors.not_found(rt.resource, name, rt.group)
-        if isinstance(err, KeyExistsError):
-            return errors.already_exists(rt.resource, name, rt.group)
-        if isinstance(err, PreconditionError):
-            return errors.conflict(rt.resource, name, rt.group, str(err))
-        if isinstance(err, CompactedError):
-            return errors.expired(str(err))
-        if isinstance(err, TooLargeResourceVersionError):
-            return errors.timeout(str(err))
-        return errors.ApiError(err.code, err.reason, str(err))
 
 
 class _DryRun(Exception):
