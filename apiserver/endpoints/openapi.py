@@ -2,9 +2,9 @@
 
 ``/openapi/v3`` is an index of one document per group-version (``api/v1``, ``apis/apps/v1``),
 each linked with a content hash; ``/openapi/v3/<group-version>`` is that document: every path
-the resource endpoints serve with its operations (``openapi_paths``) and the component schemas
-of the kinds (``minikube_py.api.models.openapi``, with the strategic merge patch metadata of
-``openapi_patch``). ``/openapi/v2`` is one Swagger 2.0 document of every group-version
+the resource endpoints serve with its operations (``openapi_paths``, ``openapi_operations``) and
+the component schemas of the kinds (``minikube_py.api.models.openapi``, with the strategic merge
+patch metadata of ``openapi_patch``). ``/openapi/v2`` is one Swagger 2.0 document of every group-version
 (``openapi_v2``), as JSON or as the gnostic protobuf message kubectl asks for
 (``openapi_proto``).
 
@@ -28,8 +28,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from apiserver.endpoints import openapi_proto, openapi_v2
+from apiserver.endpoints.openapi_operations import PATCH, WATCH_EVENT
 from apiserver.endpoints.openapi_patch import Annotations, extensions_from, patch_annotations
-from apiserver.endpoints.openapi_paths import PATCH, WATCH_EVENT, PathBuilder
+from apiserver.endpoints.openapi_paths import PathBuilder
 from minikube_py.api import errors
 from minikube_py.api.models import model_for
 from minikube_py.api.models.meta import DeleteOptions, Status

@@ -5,8 +5,8 @@ create, deletecollection), items (read, replace, patch, delete), the cluster-wid
 namespaced kinds, the legacy ``/watch/`` paths, and each subresource. Every operation carries
 upstream's ``operationId`` (``readCoreV1NamespacedPod``), ``tags`` (``core_v1``),
 ``x-kubernetes-action`` and ``x-kubernetes-group-version-kind``; path parameters are declared
-on the path item, query parameters and bodies on the operation. Response schemas name what the
-handlers send (JSON only: the server encodes no YAML or protobuf responses).
+on the path item, query parameters and bodies on the operation (their shapes and names:
+``openapi_operations``).
 
 ``kubectl`` reads these documents: its field validation check looks for ``fieldValidation`` on
 the kind's PATCH operation, and since 1.28 client-side ``apply`` builds strategic merge
@@ -17,9 +17,24 @@ the component schemas carry the patch strategies (``openapi_patch``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from apiserver.endpoints.openapi_operations import (
+    DELETE_OPTIONS,
+    JSON,
+    PATCH,
+    PATCH_TYPES,
+    STATUS,
+    WATCH_EVENT,
+    WATCH_STREAM,
+    Kind,
+    Names,
+    Operation,
+    content,
+    required_body,
+    responses,
+    upper_first,
+)
 from apiserver.endpoints.openapi_parameters import (
     CONNECT_PARAMETERS,
     DELETE_PARAMETERS,
@@ -34,146 +49,7 @@ from apiserver.endpoints.openapi_parameters import (
 from minikube_py.api.models.openapi import ref
 from minikube_py.api.scheme import ResourceType, Subresource
 
-Operation = dict[str, Any]
 PathItem = dict[str, Any]
-
-META = "io.k8s.apimachinery.pkg.apis.meta.v1"
-STATUS = f"{META}.Status"
-DELETE_OPTIONS = f"{META}.DeleteOptions"
-WATCH_EVENT = f"{META}.WatchEvent"
-PATCH = f"{META}.Patch"
-
-JSON = "application/json"
-WATCH_STREAM = "application/json;stream=watch"
-PATCH_TYPES = (
-    "application/apply-patch+yaml",
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-)
-# What the handlers decode (apiserver/endpoints/body.py); upstream declares "*/*".
-BODY_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
-
-UNAUTHORIZED = {"401": {"description": "Unauthorized"}}
-
-
-@dataclass(frozen=True)
-class Names:
-    """How upstream names one kind's operations: ``{verb}{Group}{Version}[Namespaced]{Kind}``."""
-
-    group: str  # camel case without ".k8s.io": "core", "apps", "rbacAuthorization"
-    version: str
-    kind: str
-
-    @classmethod
-    def of(cls, rt: ResourceType) -> Names:
-        return cls(group_identifier(rt.group), rt.version, rt.kind)
-
-    @property
-    def tag(self) -> str:
-        return f"{self.group}_{self.version}"
-
-    def operation_id(self, verb: str, middle: str = "", suffix: str = "") -> str:
-        return f"{verb}{_upper_first(self.group)}{_upper_first(self.version)}{middle}{self.kind}{suffix}"
-
-
-def group_identifier(group: str) -> str:
-    """``rbac.authorization.k8s.io`` -> ``rbacAuthorization``, the core group ``core``."""
-    if not group:
-        return "core"
-    parts = group.removesuffix(".k8s.io").split(".")
-    return parts[0] + "".join(_upper_first(p) for p in parts[1:])
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _content(schema: dict[str, Any], media_types: Iterable[str] = (JSON,)) -> dict[str, Any]:
-    return {media: {"schema": schema} for media in media_types}
-
-
-def _responses(schema: dict[str, Any], *codes: str, media_types: Iterable[str] = (JSON,)) -> dict[str, Any]:
-    described = {"200": "OK", "201": "Created", "202": "Accepted"}
-    out: dict[str, Any] = {
-        code: {"description": described[code], "content": _content(schema, media_types)} for code in codes
-    }
-    return out | UNAUTHORIZED
-
-
-def _operation(
-    names: Names,
-    gvk: tuple[str, str, str],
-    operation_id: str,
-    action: str,
-    description: str,
-    responses: dict[str, Any],
-    parameters: Iterable[dict[str, Any]] = (),
-    body: dict[str, Any] | None = None,
-) -> Operation:
-    group, version, kind = gvk
-    operation: Operation = {
-        "description": description,
-        "operationId": operation_id,
-        "tags": [names.tag],
-        "parameters": list(parameters),
-    }
-    if body is not None:
-        operation["requestBody"] = body
-    operation["responses"] = responses
-    operation["x-kubernetes-action"] = action
-    operation["x-kubernetes-group-version-kind"] = {"group": group, "version": version, "kind": kind}
-    if not operation["parameters"]:
-        del operation["parameters"]
-    return operation
-
-
-def _required_body(schema: dict[str, Any], media_types: Iterable[str] = BODY_TYPES) -> dict[str, Any]:
-    return {"content": _content(schema, media_types), "required": True}
-
-
-@dataclass(frozen=True)
-class Kind:
-    """What every path of one resource type shares: names, URL parts and schemas."""
-
-    rt: ResourceType
-    names: Names
-    base: str  # /api/v1, /apis/apps/v1
-    scope: str  # /namespaces/{namespace} for namespaced kinds
-    middle: str  # "Namespaced" in namespaced kinds' operationIds
-    scope_parameters: tuple[dict[str, Any], ...]
-    item_schema: dict[str, Any]
-    list_schema: dict[str, Any]
-
-    @property
-    def gvk(self) -> tuple[str, str, str]:
-        return (self.rt.group, self.rt.version, self.rt.kind)
-
-    @property
-    def collection_path(self) -> str:
-        return f"{self.base}{self.scope}/{self.rt.resource}"
-
-    @property
-    def item_path(self) -> str:
-        return f"{self.collection_path}/{{name}}"
-
-    @property
-    def name(self) -> dict[str, Any]:
-        return path_parameter("name", f"name of the {self.rt.kind}")
-
-    def operation(
-        self,
-        operation_id: str,
-        action: str,
-        description: str,
-        responses: dict[str, Any],
-        parameters: Iterable[dict[str, Any]] = (),
-        body: dict[str, Any] | None = None,
-        gvk: tuple[str, str, str] | None = None,
-    ) -> Operation:
-        return _operation(
-            self.names, gvk or self.gvk, operation_id, action, description, responses, parameters, body
-        )
 
 
 class PathBuilder:
@@ -220,7 +96,7 @@ class PathBuilder:
                 ids.operation_id("list", kind.middle),
                 "list",
                 f"list or watch objects of kind {rt.kind}",
-                _responses(kind.list_schema, "200", media_types=(JSON, WATCH_STREAM)),
+                responses(kind.list_schema, "200", media_types=(JSON, WATCH_STREAM)),
                 LIST_PARAMETERS,
             )
         if "create" in rt.verbs:
@@ -228,18 +104,18 @@ class PathBuilder:
                 ids.operation_id("create", kind.middle),
                 "post",
                 f"create a {rt.kind}",
-                _responses(kind.item_schema, "200", "201", "202"),
+                responses(kind.item_schema, "200", "201", "202"),
                 WRITE_PARAMETERS,
-                _required_body(kind.item_schema),
+                required_body(kind.item_schema),
             )
         if "deletecollection" in rt.verbs:
             item["delete"] = kind.operation(
                 ids.operation_id("delete", "Collection" + kind.middle),
                 "deletecollection",
                 f"delete collection of {rt.kind}",
-                _responses(kind.list_schema, "200"),  # the deleted objects, as upstream answers
+                responses(kind.list_schema, "200"),  # the deleted objects, as upstream answers
                 (*LIST_PARAMETERS, *DELETE_PARAMETERS),
-                {"content": _content(ref(DELETE_OPTIONS), (JSON,))},
+                {"content": content(ref(DELETE_OPTIONS), (JSON,))},
             )
         self._put(kind.collection_path, item, [*kind.scope_parameters, PRETTY])
 
@@ -251,16 +127,16 @@ class PathBuilder:
                 ids.operation_id("read", kind.middle),
                 "get",
                 f"read the specified {rt.kind}",
-                _responses(kind.item_schema, "200"),
+                responses(kind.item_schema, "200"),
             )
         if "update" in rt.verbs:
             item["put"] = kind.operation(
                 ids.operation_id("replace", kind.middle),
                 "put",
                 f"replace the specified {rt.kind}",
-                _responses(kind.item_schema, "200", "201"),
+                responses(kind.item_schema, "200", "201"),
                 WRITE_PARAMETERS,
-                _required_body(kind.item_schema),
+                required_body(kind.item_schema),
             )
         if "patch" in rt.verbs:
             item["patch"] = self._patch(
@@ -272,9 +148,9 @@ class PathBuilder:
                 ids.operation_id("delete", kind.middle),
                 "delete",
                 f"delete a {rt.kind}",
-                _responses(deleted, "200", "202"),
+                responses(deleted, "200", "202"),
                 DELETE_PARAMETERS,
-                {"content": _content(ref(DELETE_OPTIONS), (JSON,))},
+                {"content": content(ref(DELETE_OPTIONS), (JSON,))},
             )
         self._put(kind.item_path, item, [kind.name, *kind.scope_parameters, PRETTY])
 
@@ -284,7 +160,7 @@ class PathBuilder:
             kind.names.operation_id("list", suffix="ForAllNamespaces"),
             "list",
             f"list or watch objects of kind {kind.rt.kind}",
-            _responses(kind.list_schema, "200", media_types=(JSON, WATCH_STREAM)),
+            responses(kind.list_schema, "200", media_types=(JSON, WATCH_STREAM)),
         )
         self._put(f"{kind.base}/{kind.rt.resource}", {"get": listing}, [*LIST_PARAMETERS, PRETTY])
 
@@ -300,16 +176,16 @@ class PathBuilder:
             operation_id,
             "patch",
             f"partially update {what}",
-            _responses(schema, "200", "201"),
+            responses(schema, "200", "201"),
             (*WRITE_PARAMETERS, FORCE),
-            {"content": _content(ref(PATCH), PATCH_TYPES), "required": True},
+            {"content": content(ref(PATCH), PATCH_TYPES), "required": True},
             gvk=gvk,
         )
 
     def _watch_paths(self, kind: Kind) -> None:
         """The legacy ``/watch/`` paths upstream still serves (and documents as deprecated)."""
         rt, ids = kind.rt, kind.names
-        events = _responses(ref(WATCH_EVENT), "200", media_types=(JSON, WATCH_STREAM))
+        events = responses(ref(WATCH_EVENT), "200", media_types=(JSON, WATCH_STREAM))
         deprecated = "deprecated: use the 'watch' parameter with a list operation instead"
         watch_list = f"watch individual changes to a list of {rt.kind}. {deprecated}."
         list_watch = kind.operation(
@@ -338,7 +214,7 @@ class PathBuilder:
         ``token`` create; ``log`` reads text; ``exec``, ``attach`` and ``portforward``
         connect; ``finalize`` replaces. The operations name the subresource's kind (Scale,
         Eviction, TokenRequest), the parent's when it has none (status, finalize)."""
-        rt, ids, middle, suffix = kind.rt, kind.names, kind.middle, _upper_first(sub.name)
+        rt, ids, middle, suffix = kind.rt, kind.names, kind.middle, upper_first(sub.name)
         if sub.kind:
             gvk = (rt.group if sub.group is None else sub.group, sub.version or rt.version, sub.kind)
         else:
@@ -351,15 +227,15 @@ class PathBuilder:
                 ids.operation_id("read", middle, suffix),
                 "get",
                 f"read log of the specified {rt.kind}",
-                _responses({"type": "string"}, "200", media_types=("text/plain",)),
+                responses({"type": "string"}, "200", media_types=("text/plain",)),
                 LOG_PARAMETERS,
                 gvk=gvk,
             )
         elif sub.name in CONNECT_PARAMETERS:
-            text = _responses({"type": "string"}, "200", media_types=("*/*",))
+            text = responses({"type": "string"}, "200", media_types=("*/*",))
             for method in dict.fromkeys("get" if verb == "get" else "post" for verb in sub.verbs):
                 item[method] = kind.operation(
-                    ids.operation_id("connect", _upper_first(method) + middle, suffix),
+                    ids.operation_id("connect", upper_first(method) + middle, suffix),
                     "connect",
                     f"connect {method.upper()} requests to {sub.name} of {rt.kind}",
                     text,
@@ -373,7 +249,7 @@ class PathBuilder:
                     ids.operation_id("read", middle, suffix),
                     "get",
                     f"read {what}",
-                    _responses(schema, "200"),
+                    responses(schema, "200"),
                     gvk=gvk,
                 )
             if "update" in sub.verbs:
@@ -381,9 +257,9 @@ class PathBuilder:
                     ids.operation_id("replace", middle, suffix),
                     "put",
                     f"replace {what}",
-                    _responses(schema, "200", "201"),
+                    responses(schema, "200", "201"),
                     WRITE_PARAMETERS,
-                    _required_body(schema),
+                    required_body(schema),
                     gvk=gvk,
                 )
             if "patch" in sub.verbs:
@@ -395,9 +271,9 @@ class PathBuilder:
                     ids.operation_id("create", middle, suffix),
                     "post",
                     f"create {sub.name} of a {rt.kind}",
-                    _responses(schema, "200", "201", "202"),
+                    responses(schema, "200", "201", "202"),
                     WRITE_PARAMETERS,
-                    _required_body(schema),
+                    required_body(schema),
                     gvk=gvk,
                 )
         name = path_parameter("name", f"name of the {sub.kind or rt.kind}")
