@@ -18,9 +18,9 @@ import signal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from nodeagent.runtime.containerinit import resolve_executable
 from nodeagent.runtime.execstream import START_FAILURE_EXIT_CODE, ProcessExec, ScriptedExec
 from nodeagent.runtime.interface import ContainerConfig, ExecProcess, ExecResult, ExecTimeoutError
-from nodeagent.runtime.namespaces import resolve_executable
 from nodeagent.runtime.processcontainer import Isolation
 
 NSENTER = shutil.which("nsenter") or "/usr/bin/nsenter"

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from nodeagent.runtime import process, processcontainer
+from nodeagent.runtime.containerinit import DEFAULT_CAPABILITIES
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ExecResult,
@@ -25,8 +26,8 @@ from nodeagent.runtime.interface import (
     PodSandboxConfig,
     StartContainerError,
 )
-from nodeagent.runtime.namespaces import DEFAULT_CAPABILITIES, SCRATCH
 from nodeagent.runtime.process import ProcessRuntime
+from nodeagent.runtime.rootfs import SCRATCH
 from tests.nodeagent.runtime.test_process import wait_exited
 
 REPO = Path(__file__).parents[3]
