@@ -11,7 +11,7 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,6 +125,16 @@ def start_up(
         args.append("--no-kubeconfig-merge")
     logs = tmp / f"logs-{time.monotonic_ns()}"
     return start("up", *args, logs=logs, data_dir=data_dir, port=port, env=home_env(home) if home else None)
+
+
+def running_up(tmp: Path, flags: Sequence[str] = ()) -> Iterator[Cluster]:
+    """The body of a module's ``cluster`` fixture: ``up`` with ``flags`` on a free port, ready,
+    then stopped (unless a test already stopped it)."""
+    running = start_up(tmp, free_port(), flags=flags)
+    running.wait_ready()
+    yield running
+    if running.process.poll() is None:
+        running.stop()
 
 
 def home_env(home: Path) -> dict[str, str]:

@@ -15,18 +15,8 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from minikube_py.api.field_errors import go_quote
+from minikube_py.api.models.gotime import LAYOUT_CHUNKS, RFC3339
 
-RFC3339 = "2006-01-02T15:04:05Z07:00"
-# Go's RFC3339 layout as (literal prefix, value element) chunks, the way time.Parse walks it.
-_RFC3339_CHUNKS = (
-    ("", "2006"),
-    ("-", "01"),
-    ("-", "02"),
-    ("T", "15"),
-    (":", "04"),
-    (":", "05"),
-    ("", "Z07:00"),
-)
 _RANGES = {"01": (1, 12, "month"), "15": (0, 23, "hour"), "04": (0, 59, "minute"), "05": (0, 59, "second")}
 
 
@@ -97,7 +87,7 @@ def to_time(value: str) -> datetime:
         return datetime(1, 1, 1)
     fields: dict[str, int] = {}
     rest = value
-    for prefix, element in _RFC3339_CHUNKS:
+    for prefix, element in LAYOUT_CHUNKS[RFC3339]:
         if not rest.startswith(prefix):
             raise ConversionError(_time_error(value, rest, prefix))
         rest = rest[len(prefix) :]

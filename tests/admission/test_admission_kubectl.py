@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.cluster import KUBECTL, Cluster, free_port, kubectl, start_up
+from tests.cluster import KUBECTL, Cluster, kubectl, running_up
 
 pytestmark = pytest.mark.e2e
 
@@ -26,11 +26,7 @@ spec:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("admission"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("admission"))
 
 
 def ok(cluster: Cluster, *args: str) -> str:

@@ -14,18 +14,14 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import KUBECTL, Cluster, free_port, kubectl, start_up
+from tests.cluster import KUBECTL, Cluster, kubectl, running_up
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("deletion"), free_port(), flags=["--controllers="])
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("deletion"), flags=["--controllers="])
 
 
 def ok(cluster: Cluster, *args: str) -> str:

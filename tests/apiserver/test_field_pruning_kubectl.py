@@ -11,18 +11,14 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import KUBECTL, Cluster, free_port, start_up
+from tests.cluster import KUBECTL, Cluster, running_up
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("pruning"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("pruning"))
 
 
 def kubectl(cluster: Cluster, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import KUBECTL, KUBECTL_DIR, KUBECTL_MINORS, Cluster, free_port, start_up
+from tests.cluster import KUBECTL, KUBECTL_DIR, KUBECTL_MINORS, Cluster, running_up
 
 pytestmark = pytest.mark.e2e
 
@@ -52,11 +52,7 @@ class Kubectl:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("explain"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("explain"))
 
 
 @pytest.fixture(params=list(VERSIONS))

@@ -10,18 +10,14 @@ import pytest
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
 
-from tests.cluster import Cluster, free_port, start_up
+from tests.cluster import Cluster, running_up
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("pyclient"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("pyclient"))
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from kubernetes import client, config
 
-from tests.cluster import Cluster, eventually, free_port, start_up
+from tests.cluster import Cluster, eventually, running_up
 
 pytestmark = pytest.mark.e2e
 LABELS = {"app": "typed"}
@@ -18,13 +18,7 @@ LABELS = {"app": "typed"}
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(
-        tmp_path_factory.mktemp("pytyped"), free_port(), flags=["--nodes", "1", "--fake-nodes", "1"]
-    )
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("pytyped"), flags=["--nodes", "1", "--fake-nodes", "1"])
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, free_port, start_up
+from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, running_up
 
 pytestmark = pytest.mark.e2e
 
@@ -24,11 +24,7 @@ VERSIONS = {
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("rest"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("rest"))
 
 
 @pytest.fixture(params=list(VERSIONS))

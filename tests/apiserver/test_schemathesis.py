@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
-from tests.cluster import Cluster, free_port, start_up
+from tests.cluster import Cluster, running_up
 
 pytestmark = pytest.mark.e2e
 
@@ -73,11 +73,7 @@ class Findings:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("schemathesis"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("schemathesis"))
 
 
 @pytest.fixture(scope="module")

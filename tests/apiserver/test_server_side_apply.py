@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, free_port, start_up
+from tests.cluster import KUBECTL, KUBECTL_DIR, Cluster, running_up
 
 pytestmark = pytest.mark.e2e
 
@@ -25,11 +25,7 @@ Kubectl = Callable[..., subprocess.CompletedProcess[str]]
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("ssa"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("ssa"))
 
 
 @pytest.fixture(params=list(VERSIONS))

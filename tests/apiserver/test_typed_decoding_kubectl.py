@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import Cluster, free_port, kubectl, start_up
+from tests.cluster import Cluster, kubectl, running_up
 
 pytestmark = pytest.mark.e2e
 REPLICAS = "Go struct field DeploymentSpec.spec.replicas of type int32"
@@ -18,11 +18,7 @@ REPLICAS = "Go struct field DeploymentSpec.spec.replicas of type int32"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("typed-kubectl"), free_port(), flags=["--controllers="])
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("typed-kubectl"), flags=["--controllers="])
 
 
 def manifest(name: str, replicas: Any) -> str:

@@ -54,14 +54,20 @@ async def test_lists_are_typed(core: client.CoreV1Api) -> None:
     await core.delete_namespaced_config_map("listed", NS)
 
 
-async def events_until_deleted(stream: Any, name: str) -> list[tuple[str, str, Any]]:
-    """(type, name, object) of each event, until ``name``'s DELETED."""
+async def events_until_deleted(
+    list_call: Any, rv: str, name: str, **selector: str
+) -> list[tuple[str, str, Any]]:
+    """(type, name, object) of each event of a watch of ``list_call`` in ``NS`` from ``rv``
+    (``selector``: its label or field selector), until ``name``'s DELETED."""
+    w = watch.Watch()
+    stream = w.stream(list_call, NS, **selector, resource_version=rv, timeout_seconds=WATCH_TIMEOUT)
     seen: list[tuple[str, str, Any]] = []
     async with asyncio.timeout(WATCH_TIMEOUT):
         async for event in stream:
             seen.append((event["type"], event["object"].metadata.name, event["object"]))
             if seen[-1][:2] == ("DELETED", name):
                 break
+    w.stop()
     return seen
 
 
@@ -73,16 +79,9 @@ async def test_watch_configmaps_from_a_resource_version(core: client.CoreV1Api) 
     await core.create_namespaced_config_map(NS, config_map("replayed", labels))
     await core.patch_namespaced_config_map("replayed", NS, {"data": {"k": "changed"}})
     await core.delete_namespaced_config_map("replayed", NS)
-    w = watch.Watch()
-    stream = w.stream(
-        core.list_namespaced_config_map,
-        NS,
-        label_selector="watch=replayed",
-        resource_version=rv,
-        timeout_seconds=WATCH_TIMEOUT,
+    seen = await events_until_deleted(
+        core.list_namespaced_config_map, rv, "replayed", label_selector="watch=replayed"
     )
-    seen = await events_until_deleted(stream, "replayed")
-    w.stop()
     assert [(kind, name) for kind, name, _ in seen] == [
         ("ADDED", "replayed"),
         ("MODIFIED", "replayed"),
@@ -133,16 +132,9 @@ async def test_watch_pods(core: client.CoreV1Api) -> None:
     await core.create_namespaced_pod(NS, pod)
     await core.patch_namespaced_pod("watched", NS, {"metadata": {"labels": {"seen": "yes"}}})
     await core.delete_namespaced_pod("watched", NS)
-    w = watch.Watch()
-    stream = w.stream(
-        core.list_namespaced_pod,
-        NS,
-        field_selector="metadata.name=watched",
-        resource_version=rv,
-        timeout_seconds=WATCH_TIMEOUT,
+    seen = await events_until_deleted(
+        core.list_namespaced_pod, rv, "watched", field_selector="metadata.name=watched"
     )
-    seen = await events_until_deleted(stream, "watched")
-    w.stop()
     kinds = [kind for kind, _, _ in seen]
     assert kinds[0] == "ADDED" and kinds[-1] == "DELETED" and "MODIFIED" in kinds[1:-1], kinds
     assert all(isinstance(obj, client.V1Pod) for _, _, obj in seen)

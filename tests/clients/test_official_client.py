@@ -116,9 +116,9 @@ def test_a_running_pod_reads_back_typed(core: client.CoreV1Api, sleeper: client.
     assert len(core.list_pod_for_all_namespaces().items) > 0
 
 
-def test_exec_collects_stdout(core: client.CoreV1Api, sleeper: client.V1Pod) -> None:
-    command = ["/bin/sh", "-c", "for i in $(seq 1 3); do date; done"]
-    text = stream(
+def exec_stdout(core: client.CoreV1Api, command: list[str], **options: Any) -> Any:
+    """The stdout of ``command`` run in the sleeper (GET exec, stdout only, no tty)."""
+    return stream(
         core.connect_get_namespaced_pod_exec,
         SLEEPER,
         NS,
@@ -127,7 +127,12 @@ def test_exec_collects_stdout(core: client.CoreV1Api, sleeper: client.V1Pod) -> 
         stdin=False,
         stdout=True,
         tty=False,
+        **options,
     )
+
+
+def test_exec_collects_stdout(core: client.CoreV1Api, sleeper: client.V1Pod) -> None:
+    text = exec_stdout(core, ["/bin/sh", "-c", "for i in $(seq 1 3); do date; done"])
     assert isinstance(text, str)
     assert len(text.splitlines()) == 3
     one = stream(core.connect_post_namespaced_pod_exec, SLEEPER, NS, command=["date"], stdout=True, tty=False)
@@ -135,18 +140,7 @@ def test_exec_collects_stdout(core: client.CoreV1Api, sleeper: client.V1Pod) -> 
 
 
 def test_exec_returns_binary_output(core: client.CoreV1Api, sleeper: client.V1Pod) -> None:
-    command = ["/bin/sh", "-c", 'echo -n "This is a test string" | gzip']
-    data = stream(
-        core.connect_get_namespaced_pod_exec,
-        SLEEPER,
-        NS,
-        command=command,
-        stderr=False,
-        stdin=False,
-        stdout=True,
-        tty=False,
-        binary=True,
-    )
+    data = exec_stdout(core, ["/bin/sh", "-c", 'echo -n "This is a test string" | gzip'], binary=True)
     assert isinstance(data, bytes)
     assert gzip.decompress(data).decode() == "This is a test string"
 

@@ -8,18 +8,14 @@ from collections.abc import Iterator
 import pytest
 
 from apiserver.flowcontrol.schema import object_uid
-from tests.cluster import Cluster, free_port, kubectl, start_up
+from tests.cluster import Cluster, kubectl, running_up
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("up"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("up"))
 
 
 def admin_cert(cluster: Cluster) -> tuple[str, str]:

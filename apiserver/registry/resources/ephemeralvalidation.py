@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry.resources.podvalidation import validate_container
 from apiserver.registry.strategy import Object
-from minikube_py.api.field_errors import FieldError, forbidden, invalid, required
-from minikube_py.api.validation import is_dns1123_label
+from minikube_py.api.field_errors import FieldError, forbidden
 
 FIELD = "spec.ephemeralContainers"
 NOT_ALLOWED = "cannot be set for an Ephemeral Container"
@@ -57,19 +57,10 @@ def validate_ephemeral_containers(spec: Object) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, container in enumerate(spec.get("ephemeralContainers") or []):
         at = f"{FIELD}[{i}]"
+        # The checks every container gets (name, image, unique across the pod), then its own.
+        errs += validate_container(container, at, names)
         if not isinstance(container, dict):
-            errs.append(invalid(at, container, "must be an object"))
             continue
-        name = str(container.get("name") or "")
-        if not name:
-            errs.append(required(f"{at}.name"))
-        else:
-            errs += [invalid(f"{at}.name", name, m) for m in is_dns1123_label(name)]
-        if not container.get("image"):
-            errs.append(required(f"{at}.image"))
-        if name and name in names:
-            errs.append(FieldError("FieldValueDuplicate", f"{at}.name", name))
-        names.add(name)
         target = container.get("targetContainerName")
         if target and target not in others:
             errs.append(FieldError("FieldValueNotFound", f"{at}.targetContainerName", target))

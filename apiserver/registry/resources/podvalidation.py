@@ -35,25 +35,28 @@ def non_negative(spec: Object, key: str, path: str) -> list[FieldError]:
     return []
 
 
-def _validate_containers(containers: list[Any], path: str, taken: set[str]) -> list[FieldError]:
-    """Each container: a DNS-label name unique in ``taken`` (updated) and an image."""
+def validate_container(container: Any, at: str, taken: set[str]) -> list[FieldError]:
+    """The container at ``at``: an object with a DNS-label name unique in ``taken`` (updated)
+    and an image. Shared by regular, init and ephemeral containers."""
+    if not isinstance(container, dict):
+        return [invalid(at, container, "must be an object")]
     errs: list[FieldError] = []
-    for i, container in enumerate(containers):
-        at = f"{path}[{i}]"
-        if not isinstance(container, dict):
-            errs.append(invalid(at, container, "must be an object"))
-            continue
-        name = str(container.get("name") or "")
-        if not name:
-            errs.append(required(f"{at}.name"))
-        else:
-            errs += [invalid(f"{at}.name", name, msg) for msg in is_dns1123_label(name)]
-        if not container.get("image"):
-            errs.append(required(f"{at}.image"))
-        if name and name in taken:
-            errs.append(FieldError("FieldValueDuplicate", f"{at}.name", name))
-        taken.add(name)
+    name = str(container.get("name") or "")
+    if not name:
+        errs.append(required(f"{at}.name"))
+    else:
+        errs += [invalid(f"{at}.name", name, msg) for msg in is_dns1123_label(name)]
+    if not container.get("image"):
+        errs.append(required(f"{at}.image"))
+    if name and name in taken:
+        errs.append(FieldError("FieldValueDuplicate", f"{at}.name", name))
+    taken.add(name)
     return errs
+
+
+def _validate_containers(containers: list[Any], path: str, taken: set[str]) -> list[FieldError]:
+    """Each container of the list at ``path`` (``validate_container``)."""
+    return [e for i, c in enumerate(containers) for e in validate_container(c, f"{path}[{i}]", taken)]
 
 
 def validate_pod_spec(spec: Object, path: str) -> list[FieldError]:

@@ -13,8 +13,9 @@ import calendar
 RFC3339 = "2006-01-02T15:04:05Z07:00"
 RFC3339_MICRO = "2006-01-02T15:04:05.000000Z07:00"
 
-# The layouts as Go's parser splits them: (literal prefix, element).
-_CHUNKS = {
+# The layouts as Go's parser splits them: (literal prefix, element); apiserver's query
+# parameter conversion walks the RFC3339 one too.
+LAYOUT_CHUNKS = {
     RFC3339: (("", "2006"), ("-", "01"), ("-", "02"), ("T", "15"), (":", "04"), (":", "05"), ("", "Z07:00")),
     RFC3339_MICRO: (
         ("", "2006"),
@@ -59,7 +60,7 @@ def _getnum(value: str, fixed: bool) -> tuple[int, str]:
 def parse_error(layout: str, text: str) -> str | None:
     """Go's error for ``time.Parse(layout, text)``, or None when it parses."""
     value, fields = text, {"year": 0, "month": 0, "day": 0}
-    chunks = _CHUNKS[layout]
+    chunks = LAYOUT_CHUNKS[layout]
     for index, (prefix, element) in enumerate(chunks):
         if not value.startswith(prefix):
             rest = value

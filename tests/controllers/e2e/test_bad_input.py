@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cluster import Cluster, free_port, kubectl, start_up
+from tests.cluster import Cluster, kubectl, running_up
 from tests.controllers.e2e.test_controllers_kubectl import eventually, get, live, namespace, ok, pods
 
 pytestmark = pytest.mark.e2e
@@ -23,11 +23,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(tmp_path_factory.mktemp("bad-input"), free_port())
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("bad-input"))
 
 
 def apply(cluster: Cluster, ns: str, manifest: dict[str, Any]) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import KUBECTL_DIR, Cluster, eventually, free_port, kubectl, start_up
+from tests.cluster import KUBECTL_DIR, Cluster, eventually, kubectl, running_up
 from tests.cluster import kubectl_json as get
 from tests.cluster import kubectl_ok as ok
 
@@ -22,13 +22,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(
-        tmp_path_factory.mktemp("agents"), free_port(), flags=["--nodes", "1", "--fake-nodes", "2"]
-    )
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("agents"), flags=["--nodes", "1", "--fake-nodes", "2"])
 
 
 def run_pod(cluster: Cluster, name: str, spec: dict[str, Any], node: str = "node-1") -> None:

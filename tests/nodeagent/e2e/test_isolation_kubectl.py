@@ -19,6 +19,7 @@ import pytest
 from tests.cluster import Cluster, eventually, free_port, kubectl, start_up
 from tests.cluster import kubectl_json as get
 from tests.cluster import kubectl_ok as ok
+from tests.nodeagent.runtime.test_isolation import precious_host_dir
 
 pytestmark = pytest.mark.e2e
 
@@ -48,14 +49,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 @pytest.fixture
 def host_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix=".isolation-e2e-", dir=REPO))
-    try:
-        path.chmod(0o777)
-        (path / "precious").write_text("keep me\n")
-        (path / "precious").chmod(0o666)
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+    yield from precious_host_dir(".isolation-e2e-", REPO)
 
 
 def sleeping_pod(cluster: Cluster, name: str, **spec: Any) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster import Cluster, free_port, start_up
+from tests.cluster import Cluster, running_up
 from tests.nodeagent.e2e.test_agent_kubectl import eventually, get, ok, phase, run_pod
 
 pytestmark = pytest.mark.e2e
@@ -23,13 +23,7 @@ VERSIONS = Path(os.path.realpath(KUBECTL)).parent
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    running = start_up(
-        tmp_path_factory.mktemp("top"), free_port(), flags=["--nodes", "1", "--fake-nodes", "2"]
-    )
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    yield from running_up(tmp_path_factory.mktemp("top"), flags=["--nodes", "1", "--fake-nodes", "2"])
 
 
 def top(cluster: Cluster, *args: str, binary: str = KUBECTL) -> dict[str, list[str]]:

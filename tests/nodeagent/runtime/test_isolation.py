@@ -50,10 +50,10 @@ async def runtime(tmp_path: Path) -> AsyncIterator[ProcessRuntime]:
     await rt.close()
 
 
-@pytest.fixture
-def host_dir() -> Iterator[Path]:
-    """A world-writable directory of the node, outside /tmp, holding ``precious``."""
-    path = Path(tempfile.mkdtemp(prefix=".isolation-test-", dir=outside_scratch()))
+def precious_host_dir(prefix: str, parent: Path) -> Iterator[Path]:
+    """A world-writable directory under ``parent`` holding a world-writable ``precious``
+    (``keep me``), removed afterwards: the host files the isolation tests guard."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     try:
         path.chmod(0o777)
         (path / "precious").write_text("keep me\n")
@@ -61,6 +61,12 @@ def host_dir() -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def host_dir() -> Iterator[Path]:
+    """A world-writable directory of the node, outside /tmp, holding ``precious``."""
+    yield from precious_host_dir(".isolation-test-", outside_scratch())
 
 
 async def sleeping(rt: ProcessRuntime, name: str = "web", hostname: str = "", **fields: object) -> str:
