@@ -78,7 +78,9 @@ class _Written:
 
 
 class Recorder(Protocol):
-    """What components record Events through (``EventRecorder``, ``FakeRecorder``)."""
+    """What components record Events through: the one recorder contract (upstream's
+    ``record.EventRecorder``). ``EventRecorder`` writes them to the API; tests pass
+    ``FakeRecorder`` or any object with this ``event``."""
 
     def event(self, obj: Object, event_type: str, reason: str, message: str) -> None: ...
 

@@ -21,12 +21,11 @@ from minikube_py.client.config import ClientConfig
 from minikube_py.client.interfaces import Client
 from minikube_py.client.rest import RESTClient
 from minikube_py.clock import Clock, RealClock
-from minikube_py.events import EventRecorder
+from minikube_py.events import EventRecorder, Recorder
 from minikube_py.healthserver import serve_health
 from minikube_py.leaderelection import default_identity, run_leader_elected
 from scheduler.backend.cache import Snapshot
 from scheduler.framework.config import Profile, default_profile, load_config
-from scheduler.framework.interface import EventRecorder as Recorder
 from scheduler.framework.interface import Handle
 from scheduler.framework.registry import Registry
 from scheduler.framework.runtime import Framework

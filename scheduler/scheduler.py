@@ -33,6 +33,7 @@ from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import NAMESPACES, NODES, PODS
 from minikube_py.clock import Clock, RealClock
+from minikube_py.events import Recorder
 from minikube_py.metrics import REGISTRY
 from scheduler.backend.cache import Cache, Snapshot
 from scheduler.backend.queue import SchedulingQueue
@@ -43,7 +44,6 @@ from scheduler.framework.feasible import (
     find_nodes_that_fit_pod,
     select_host,
 )
-from scheduler.framework.interface import EventRecorder
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object, QueuedPodInfo, pod_key
@@ -98,7 +98,7 @@ class Scheduler:
         factory: SharedInformerFactory,
         frameworks: Mapping[str, Framework],
         profiles: Mapping[str, Profile],
-        recorder: EventRecorder,
+        recorder: Recorder,
         *,
         clock: Clock | None = None,
         percentage_of_nodes_to_score: int | None = None,

@@ -22,7 +22,6 @@ from controllers.deployment.rolling import rollout_rolling
 from controllers.deployment.sync import is_scaling_event, sync, sync_status_only
 from controllers.deployment.util import deployments as du
 from controllers.deployment.writes import update_deployment_status
-from controllers.podcontrol.control import Recorder
 from controllers.podcontrol.ownerrefs import (
     CONTROLLER_UID_INDEX,
     add_controller_uid_index,
@@ -39,6 +38,7 @@ from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, REPLICASETS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 API_VERSION = "apps/v1"

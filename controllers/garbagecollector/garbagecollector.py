@@ -31,7 +31,7 @@ from controllers.garbagecollector.graph import (
     owner_references,
     reference_of,
 )
-from controllers.garbagecollector.graph_builder import GraphBuilder, Recorder
+from controllers.garbagecollector.graph_builder import GraphBuilder
 from minikube_py.api.builtin import builtin_scheme
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
@@ -40,6 +40,7 @@ from minikube_py.client.interfaces import MERGE_PATCH, Client, Object
 from minikube_py.client.resourcetypes import resource_type_for_kind
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("garbagecollector")

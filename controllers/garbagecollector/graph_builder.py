@@ -29,15 +29,12 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs, SharedInformer
 from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import Object
-from minikube_py.events import EventRecorder, FakeRecorder
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("garbagecollector")
 
 ADD, UPDATE, DELETE = "add", "update", "delete"
-
-
-Recorder = EventRecorder | FakeRecorder
 
 
 @dataclass(frozen=True, slots=True)

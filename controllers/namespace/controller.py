@@ -16,7 +16,7 @@ from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import NAMESPACES
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
-from minikube_py.events import EventRecorder, FakeRecorder
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("namespace")
@@ -33,7 +33,7 @@ class NamespaceController:
         self,
         client: Client,
         factory: SharedInformerFactory,
-        recorder: EventRecorder | FakeRecorder,
+        recorder: Recorder,
         *,
         clock: Clock | None = None,
     ) -> None:

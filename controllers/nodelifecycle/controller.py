@@ -58,7 +58,7 @@ from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import LEASES, NODES, PODS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers, wait_for_cache_sync
-from minikube_py.events import EventRecorder, FakeRecorder
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("nodelifecycle")
@@ -99,7 +99,7 @@ class NodeLifecycleController:
         self,
         client: Client,
         factory: SharedInformerFactory,
-        recorder: EventRecorder | FakeRecorder,
+        recorder: Recorder,
         *,
         clock: Clock | None = None,
         node_monitor_period: float = 5.0,

@@ -44,7 +44,7 @@ from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import NODES, PODS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
-from minikube_py.events import EventRecorder, FakeRecorder
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("taint-eviction-controller")
@@ -79,7 +79,7 @@ class TaintEvictionController:
         self,
         client: Client,
         factory: SharedInformerFactory,
-        recorder: EventRecorder | FakeRecorder,
+        recorder: Recorder,
         *,
         clock: Clock | None = None,
     ) -> None:

@@ -10,20 +10,15 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import PODS
+from minikube_py.events import Recorder
 
 NORMAL = "Normal"
 WARNING = "Warning"
-
-
-class Recorder(Protocol):
-    """What controllers need of an event recorder (``EventRecorder`` or ``FakeRecorder``)."""
-
-    def event(self, obj: Object, event_type: str, reason: str, message: str) -> None: ...
 
 
 def get_pod_from_template(

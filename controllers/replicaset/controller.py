@@ -14,7 +14,7 @@ import copy
 import logging
 from typing import Any
 
-from controllers.podcontrol.control import PodControl, Recorder
+from controllers.podcontrol.control import PodControl
 from controllers.podcontrol.expectations import UIDTrackingExpectations
 from controllers.podcontrol.ownerrefs import (
     add_controller_uid_index,
@@ -40,6 +40,7 @@ from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import PODS, REPLICASETS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("replicaset")

@@ -17,7 +17,7 @@ from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import NAMESPACES, SERVICEACCOUNTS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
-from minikube_py.events import EventRecorder, FakeRecorder
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("serviceaccount")
@@ -35,7 +35,7 @@ class ServiceAccountController:
         self,
         client: Client,
         factory: SharedInformerFactory,
-        recorder: EventRecorder | FakeRecorder,
+        recorder: Recorder,
         *,
         clock: Clock | None = None,
         service_accounts: tuple[str, ...] = DEFAULT_SERVICE_ACCOUNTS,

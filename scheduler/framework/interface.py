@@ -42,7 +42,8 @@ from typing import Any, Protocol
 
 from minikube_py.client.interfaces import Client
 from minikube_py.clock import Clock
-from scheduler.framework.types import NodeInfo, Object
+from minikube_py.events import Recorder
+from scheduler.framework.types import NodeInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +76,6 @@ class SnapshotLister(Protocol):
         ...
 
 
-class EventRecorder(Protocol):
-    def event(self, obj: Object, event_type: str, reason: str, message: str) -> None: ...
-
-
 @dataclass
 class Handle:
     """What plugins may use besides their arguments: the API client, the current snapshot,
@@ -86,7 +83,7 @@ class Handle:
 
     client: Client
     snapshot: SnapshotLister
-    recorder: EventRecorder
+    recorder: Recorder
     clock: Clock
     extras: dict[str, Any] = field(default_factory=dict)
 
