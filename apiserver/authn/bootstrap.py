@@ -20,7 +20,7 @@ from apiserver.authn.authenticator import TokenResult
 from apiserver.authn.objects import Object, ObjectGetter
 from apiserver.authn.serviceaccount import Clock
 from apiserver.authn.user import UserInfo
-from apiserver.registry.resources.timeutil import parse_time
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 
 log = logging.getLogger("apiserver")
 

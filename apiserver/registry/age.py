@@ -35,6 +35,11 @@ def _pair(big: int, big_unit: str, small: int, small_unit: str) -> str:
     return f"{big}{big_unit}" if small == 0 else f"{big}{big_unit}{small}{small_unit}"
 
 
+def since(then: float, now: float) -> str:
+    """How long ago ``then`` (epoch seconds) was at ``now`` (``5m``, ``3h10m``...)."""
+    return human_duration(int(now - then))
+
+
 def age(timestamp: str | None, now: float) -> str:
     """The age of an RFC 3339 timestamp at ``now`` (epoch seconds); ``<unknown>`` without one."""
     if not timestamp:

@@ -9,7 +9,8 @@ from controllers.deployment.status import calculate_status, write_status_if_chan
 from controllers.deployment.util import conditions as cond
 from controllers.deployment.util import deployments as du
 from controllers.deployment.writes import update_deployment_status
-from controllers.podcontrol.timeutil import now_time, parse_time
+from minikube_py.api.timestamps import clock_rfc3339 as now_time
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.cache.store import meta_namespace_key
 from minikube_py.client.interfaces import Object
 

@@ -10,7 +10,7 @@ from controllers.deployment.util import conditions as cond
 from controllers.deployment.util import deployments as du
 from controllers.deployment.util import replicasets as rsu
 from controllers.deployment.writes import update_deployment_status
-from controllers.podcontrol.timeutil import now_time
+from minikube_py.api.timestamps import clock_rfc3339 as now_time
 from minikube_py.client.interfaces import Object
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from controllers.deployment.writes import (
 )
 from controllers.podcontrol.hash import compute_hash
 from controllers.podcontrol.ownerrefs import get_controller_of, new_controller_ref
-from controllers.podcontrol.timeutil import now_time
 from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import clock_rfc3339 as now_time
 from minikube_py.client.interfaces import Object
 from minikube_py.client.resourcetypes import REPLICASETS
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from controllers.podcontrol.timeutil import parse_time
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.client.interfaces import Object
 
 SUCCEEDED = "Succeeded"

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from controllers.podcontrol.pods import is_pod_ready, max_container_restarts, pod_ready_condition
-from controllers.podcontrol.timeutil import parse_time
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.client.interfaces import Object
 
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"

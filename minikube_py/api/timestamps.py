@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from minikube_py.clock import Clock
 
 FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -23,6 +26,12 @@ _now: list[Any] = [0, ""]
 def format_rfc3339(at: float) -> str:
     """``at`` (seconds since the epoch, from an injected clock) as the API writes it."""
     return datetime.fromtimestamp(int(at), UTC).strftime(FORMAT)
+
+
+def clock_rfc3339(clock: Clock) -> str:
+    """The injected clock's current time as the API writes it (controllers stamp conditions
+    with it, so a fake clock makes their timestamps predictable)."""
+    return format_rfc3339(clock.now())
 
 
 def parse_rfc3339(value: object) -> float | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.age import age
+from apiserver.registry.age import age, since
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.resources.podtemplate import (
     CONTAINERS_COLUMN,
@@ -22,10 +22,10 @@ from apiserver.registry.resources.podvalidation import (
     validate_selector_unchanged,
     validate_template,
 )
-from apiserver.registry.resources.timeutil import parse_time, since
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, required
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

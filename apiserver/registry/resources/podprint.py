@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from apiserver.registry.age import age
-from apiserver.registry.resources.timeutil import parse_time, since
+from apiserver.registry.age import age, since
 from apiserver.registry.strategy import Object
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 
 NODE_LOST = "NodeLost"  # upstream's node.NodeUnreachablePodReason
 

@@ -7,7 +7,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from controllers.podcontrol.timeutil import parse_time
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.client.interfaces import Object
 
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"

@@ -45,7 +45,7 @@ class Harness:
 
 
 def time_at(clock: FakeClock, offset: float) -> str:
-    from controllers.podcontrol.timeutil import format_time
+    from minikube_py.api.timestamps import format_rfc3339 as format_time
 
     return format_time(clock.now() + offset)
 
