@@ -16,6 +16,7 @@ import copy
 import logging
 from typing import Any
 
+from controllers.deployment.context import SyncContext
 from controllers.deployment.progress import check_paused_conditions
 from controllers.deployment.recreate import rollout_recreate
 from controllers.deployment.rolling import rollout_rolling
@@ -84,6 +85,7 @@ class DeploymentController:
             EventHandlerFuncs(add=self._add_rs, update=self._update_rs, delete=self._delete_rs)
         )
         self.pod_informer.add_event_handler(EventHandlerFuncs(delete=self._delete_pod))
+        self.context = SyncContext(client, recorder, self.clock, self.queue, self.rs_informer.indexer)
 
     async def run(self, workers: int) -> None:
         synced = [self.d_informer.has_synced, self.rs_informer.has_synced, self.pod_informer.has_synced]
@@ -187,7 +189,7 @@ class DeploymentController:
             status = d.setdefault("status", {})
             if int(status.get("observedGeneration") or 0) < int(d["metadata"].get("generation") or 0):
                 status["observedGeneration"] = d["metadata"]["generation"]
-                await update_deployment_status(self, d)
+                await update_deployment_status(self.context, d)
             return
         rs_list = await self.get_replica_sets_for_deployment(d)
         absurd = [rs for rs in rs_list if spec_replicas(rs) is None]
@@ -204,16 +206,16 @@ class DeploymentController:
             )
             return
         if d["metadata"].get("deletionTimestamp"):
-            await sync_status_only(self, d, rs_list)
+            await sync_status_only(self.context, d, rs_list)
             return
-        await check_paused_conditions(self, d)
-        if d["spec"].get("paused") or await is_scaling_event(self, d, rs_list):
-            await sync(self, d, rs_list)
+        await check_paused_conditions(self.context, d)
+        if d["spec"].get("paused") or await is_scaling_event(self.context, d, rs_list):
+            await sync(self.context, d, rs_list)
             return
         if du.strategy_type(d) == du.RECREATE:
-            await rollout_recreate(self, d, rs_list, self.get_pod_map_for_deployment(d, rs_list))
+            await rollout_recreate(self.context, d, rs_list, self.get_pod_map_for_deployment(d, rs_list))
         else:
-            await rollout_rolling(self, d, rs_list)
+            await rollout_rolling(self.context, d, rs_list)
 
     async def get_replica_sets_for_deployment(self, d: Object) -> list[Object]:
         """Claim the namespace's ReplicaSets: keep, adopt or release by selector."""

@@ -3,8 +3,9 @@ the paused conditions (upstream's deployment progress.go and ``checkPausedCondit
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from controllers.deployment.context import SyncContext
 from controllers.deployment.status import calculate_status, write_status_if_changed
 from controllers.deployment.util import conditions as cond
 from controllers.deployment.util import deployments as du
@@ -14,15 +15,12 @@ from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.cache.store import meta_namespace_key
 from minikube_py.client.interfaces import Object
 
-if TYPE_CHECKING:
-    from controllers.deployment.controller import DeploymentController
-
 
 async def sync_rollout_status(
-    dc: DeploymentController, all_rss: list[Object | None], new_rs: Object | None, d: Object
+    ctx: SyncContext, all_rss: list[Object | None], new_rs: Object | None, d: Object
 ) -> None:
     """Status plus the Progressing condition: progressing, complete, or timed out."""
-    status = calculate_status(dc, all_rss, new_rs, d)
+    status = calculate_status(ctx, all_rss, new_rs, d)
     if du.progress_deadline(d) is None:
         cond.remove_condition(status, cond.PROGRESSING)
     current = cond.get_condition(d.get("status") or {}, cond.PROGRESSING)
@@ -32,24 +30,24 @@ async def sync_rollout_status(
         and current.get("reason") == cond.NEW_RS_AVAILABLE_REASON
     )
     if du.progress_deadline(d) is not None and not complete:
-        _update_progressing(dc, d, status, new_rs, current)
+        _update_progressing(ctx, d, status, new_rs, current)
     failures = replica_failures(all_rss, new_rs)
     if failures:
         cond.set_condition(status, failures[0])
     else:
         cond.remove_condition(status, cond.REPLICA_FAILURE)
-    if not await write_status_if_changed(dc, d, status):
-        requeue_stuck_deployment(dc, d, status)
+    if not await write_status_if_changed(ctx, d, status):
+        requeue_stuck_deployment(ctx, d, status)
 
 
 def _update_progressing(
-    dc: DeploymentController,
+    ctx: SyncContext,
     d: Object,
     status: dict[str, Any],
     new_rs: Object | None,
     current: dict[str, Any] | None,
 ) -> None:
-    now = now_time(dc.clock)
+    now = now_time(ctx.clock)
     subject = (
         f'ReplicaSet "{new_rs["metadata"]["name"]}"'
         if new_rs is not None
@@ -70,7 +68,7 @@ def _update_progressing(
                 condition["lastTransitionTime"] = current.get("lastTransitionTime")
             cond.remove_condition(status, cond.PROGRESSING)
         cond.set_condition(status, condition)
-    elif cond.deployment_timed_out(d, status, dc.clock.now()):
+    elif cond.deployment_timed_out(d, status, ctx.clock.now()):
         message = f"{subject} has timed out progressing."
         cond.set_condition(
             status, cond.new_condition(cond.PROGRESSING, "False", cond.TIMED_OUT_REASON, message, now)
@@ -93,7 +91,7 @@ def replica_failures(all_rss: list[Object | None], new_rs: Object | None) -> lis
     return [c for rs in all_rss if rs is not None for c in of(rs)]
 
 
-def requeue_stuck_deployment(dc: DeploymentController, d: Object, new_status: dict[str, Any]) -> float | None:
+def requeue_stuck_deployment(ctx: SyncContext, d: Object, new_status: dict[str, Any]) -> float | None:
     """Sync again when the progress deadline would pass; returns the delay (None: no requeue)."""
     current = cond.get_condition(d.get("status") or {}, cond.PROGRESSING)
     deadline = du.progress_deadline(d)
@@ -101,17 +99,17 @@ def requeue_stuck_deployment(dc: DeploymentController, d: Object, new_status: di
         return None
     if cond.deployment_complete(d, new_status) or current.get("reason") == cond.TIMED_OUT_REASON:
         return None
-    since = parse_time(current.get("lastUpdateTime")) or dc.clock.now()
-    after = since + deadline - dc.clock.now()
+    since = parse_time(current.get("lastUpdateTime")) or ctx.clock.now()
+    after = since + deadline - ctx.clock.now()
     key = meta_namespace_key(d)
     if after < 1.0:
-        dc.queue.add_rate_limited(key)
+        ctx.queue.add_rate_limited(key)
         return 0.0
-    dc.queue.add_after(key, after + 1.0)
+    ctx.queue.add_after(key, after + 1.0)
     return after + 1.0
 
 
-async def check_paused_conditions(dc: DeploymentController, d: Object) -> None:
+async def check_paused_conditions(ctx: SyncContext, d: Object) -> None:
     """Progressing Unknown/DeploymentPaused while paused, DeploymentResumed when resumed (a
     timed-out condition is kept), so a long pause is not reported as lack of progress."""
     if du.progress_deadline(d) is None:
@@ -122,7 +120,7 @@ async def check_paused_conditions(dc: DeploymentController, d: Object) -> None:
         return
     paused_exists = current is not None and current.get("reason") == cond.PAUSED_REASON
     paused = bool(d["spec"].get("paused"))
-    now = now_time(dc.clock)
+    now = now_time(ctx.clock)
     if paused and not paused_exists:
         condition = cond.new_condition(
             cond.PROGRESSING, "Unknown", cond.PAUSED_REASON, "Deployment is paused", now
@@ -134,4 +132,4 @@ async def check_paused_conditions(dc: DeploymentController, d: Object) -> None:
     else:
         return
     cond.set_condition(status, condition)
-    await update_deployment_status(dc, d)
+    await update_deployment_status(ctx, d)

@@ -4,8 +4,8 @@ until no old pod is left running, then create or scale up the new ReplicaSet."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
+from controllers.deployment.context import SyncContext
 from controllers.deployment.progress import sync_rollout_status
 from controllers.deployment.scaling import cleanup_deployment, scale_replica_set_and_record_event
 from controllers.deployment.sync import get_all_replica_sets_and_sync_revision
@@ -13,41 +13,36 @@ from controllers.deployment.util import conditions as cond
 from controllers.deployment.util import replicasets as rsu
 from minikube_py.client.interfaces import Object
 
-if TYPE_CHECKING:
-    from controllers.deployment.controller import DeploymentController
-
 PodMap = Mapping[str, Sequence[Object]]
 
 
-async def rollout_recreate(
-    dc: DeploymentController, d: Object, rs_list: list[Object], pod_map: PodMap
-) -> None:
-    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(dc, d, rs_list, False)
+async def rollout_recreate(ctx: SyncContext, d: Object, rs_list: list[Object], pod_map: PodMap) -> None:
+    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(ctx, d, rs_list, False)
     all_rss: list[Object | None] = [*old_rss, new_rs]
-    if await scale_down_old_replica_sets_for_recreate(dc, rsu.filter_active(old_rss), d):
-        await sync_rollout_status(dc, all_rss, new_rs, d)
+    if await scale_down_old_replica_sets_for_recreate(ctx, rsu.filter_active(old_rss), d):
+        await sync_rollout_status(ctx, all_rss, new_rs, d)
         return
     if old_pods_running(new_rs, old_rss, pod_map):
-        await sync_rollout_status(dc, all_rss, new_rs, d)
+        await sync_rollout_status(ctx, all_rss, new_rs, d)
         return
     if new_rs is None:
-        new_rs, old_rss = await get_all_replica_sets_and_sync_revision(dc, d, rs_list, True)
+        new_rs, old_rss = await get_all_replica_sets_and_sync_revision(ctx, d, rs_list, True)
         all_rss = [*old_rss, new_rs]
     assert new_rs is not None
-    await scale_replica_set_and_record_event(dc, new_rs, rsu.replicas(d), d)
+    await scale_replica_set_and_record_event(ctx, new_rs, rsu.replicas(d), d)
     if cond.deployment_complete(d, d.get("status") or {}):
-        await cleanup_deployment(dc, old_rss, d)
-    await sync_rollout_status(dc, all_rss, new_rs, d)
+        await cleanup_deployment(ctx, old_rss, d)
+    await sync_rollout_status(ctx, all_rss, new_rs, d)
 
 
 async def scale_down_old_replica_sets_for_recreate(
-    dc: DeploymentController, old_rss: list[Object], d: Object
+    ctx: SyncContext, old_rss: list[Object], d: Object
 ) -> bool:
     scaled = False
     for rs in old_rss:
         if rsu.replicas(rs) == 0:
             continue
-        changed, _ = await scale_replica_set_and_record_event(dc, rs, 0, d)
+        changed, _ = await scale_replica_set_and_record_event(ctx, rs, 0, d)
         scaled = scaled or changed
     return scaled
 

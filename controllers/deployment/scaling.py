@@ -3,8 +3,7 @@ the ``ScalingReplicaSet`` event), proportional scaling, and revision-history cle
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from controllers.deployment.context import SyncContext
 from controllers.deployment.util import deployments as du
 from controllers.deployment.util import replicasets as rsu
 from controllers.deployment.writes import update_replica_set
@@ -12,22 +11,19 @@ from minikube_py.api.errors import ApiError
 from minikube_py.client.interfaces import Object
 from minikube_py.client.resourcetypes import REPLICASETS
 
-if TYPE_CHECKING:
-    from controllers.deployment.controller import DeploymentController
-
 
 async def scale_replica_set_and_record_event(
-    dc: DeploymentController, rs: Object, new_scale: int, d: Object
+    ctx: SyncContext, rs: Object, new_scale: int, d: Object
 ) -> tuple[bool, Object]:
     """(whether the size changed, the ReplicaSet as written)."""
     if rsu.replicas(rs) == new_scale:
         return False, rs
     operation = "up" if rsu.replicas(rs) < new_scale else "down"
-    return await scale_replica_set(dc, rs, new_scale, d, operation)
+    return await scale_replica_set(ctx, rs, new_scale, d, operation)
 
 
 async def scale_replica_set(
-    dc: DeploymentController, rs: Object, new_scale: int, d: Object, operation: str
+    ctx: SyncContext, rs: Object, new_scale: int, d: Object, operation: str
 ) -> tuple[bool, Object]:
     desired, maximum = rsu.replicas(d), rsu.replicas(d) + du.max_surge(d)
     size_changes = rsu.replicas(rs) != new_scale
@@ -39,11 +35,11 @@ async def scale_replica_set(
         body["spec"]["replicas"] = new_scale
         du.set_replicas_annotations(body, desired, maximum)
 
-    updated = await update_replica_set(dc, rs, mutate)
+    updated = await update_replica_set(ctx, rs, mutate)
     if size_changes:
         name = rs["metadata"]["name"]
         message = f"Scaled {operation} replica set {name} from {old_scale} to {new_scale}"
-        dc.recorder.event(d, "Normal", "ScalingReplicaSet", message)
+        ctx.recorder.event(d, "Normal", "ScalingReplicaSet", message)
     return size_changes, updated
 
 
@@ -58,22 +54,22 @@ def find_active_or_latest(new_rs: Object | None, old_rss: list[Object]) -> Objec
     return active[0] if len(active) == 1 else None
 
 
-async def scale(dc: DeploymentController, d: Object, new_rs: Object | None, old_rss: list[Object]) -> None:
+async def scale(ctx: SyncContext, d: Object, new_rs: Object | None, old_rss: list[Object]) -> None:
     """Bring the ReplicaSets to the deployment's size without rolling out (upstream's ``scale``)."""
     only = find_active_or_latest(new_rs, old_rss)
     if only is not None:
         if rsu.replicas(only) != rsu.replicas(d):
-            await scale_replica_set_and_record_event(dc, only, rsu.replicas(d), d)
+            await scale_replica_set_and_record_event(ctx, only, rsu.replicas(d), d)
         return
     if du.is_saturated(d, new_rs):
         for old in rsu.filter_active(old_rss):
-            await scale_replica_set_and_record_event(dc, old, 0, d)
+            await scale_replica_set_and_record_event(ctx, old, 0, d)
         return
     if du.strategy_type(d) == du.ROLLING_UPDATE:
-        await scale_proportionally(dc, d, rsu.filter_active([*old_rss, new_rs]))
+        await scale_proportionally(ctx, d, rsu.filter_active([*old_rss, new_rs]))
 
 
-async def scale_proportionally(dc: DeploymentController, d: Object, active: list[Object]) -> None:
+async def scale_proportionally(ctx: SyncContext, d: Object, active: list[Object]) -> None:
     """Spread the change in allowed size over the active ReplicaSets by their share of the
     old size (``max-replicas``); leftovers go to the largest."""
     allowed = rsu.replicas(d) + du.max_surge(d) if rsu.replicas(d) > 0 else 0
@@ -93,10 +89,10 @@ async def scale_proportionally(dc: DeploymentController, d: Object, active: list
         name = rs["metadata"]["name"]
         if i == 0 and to_add != 0:
             sizes[name] = max(0, sizes[name] + to_add - added)
-        await scale_replica_set(dc, rs, sizes[name], d, operation)
+        await scale_replica_set(ctx, rs, sizes[name], d, operation)
 
 
-async def cleanup_deployment(dc: DeploymentController, old_rss: list[Object], d: Object) -> None:
+async def cleanup_deployment(ctx: SyncContext, old_rss: list[Object], d: Object) -> None:
     """Delete the oldest old ReplicaSets beyond ``revisionHistoryLimit`` that are fully scaled
     down and observed at their latest generation."""
     limit = du.revision_history_limit(d)
@@ -113,7 +109,7 @@ async def cleanup_deployment(dc: DeploymentController, old_rss: list[Object], d:
         if int(rs["metadata"].get("generation") or 0) > int(status.get("observedGeneration") or 0):
             continue
         try:
-            await dc.client.resource(REPLICASETS, rs["metadata"]["namespace"]).delete(rs["metadata"]["name"])
+            await ctx.client.resource(REPLICASETS, rs["metadata"]["namespace"]).delete(rs["metadata"]["name"])
         except ApiError as err:
             if err.code != 404:
                 raise

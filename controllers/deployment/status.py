@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from controllers.deployment.context import SyncContext
 from controllers.deployment.util import conditions as cond
 from controllers.deployment.util import deployments as du
 from controllers.deployment.util import replicasets as rsu
 from controllers.deployment.writes import update_deployment_status
 from minikube_py.api.timestamps import clock_rfc3339 as now_time
 from minikube_py.client.interfaces import Object
-
-if TYPE_CHECKING:
-    from controllers.deployment.controller import DeploymentController
 
 _COUNTS = (
     "observedGeneration",
@@ -27,7 +25,7 @@ _COUNTS = (
 
 
 def calculate_status(
-    dc: DeploymentController, all_rss: list[Object | None], new_rs: Object | None, d: Object
+    ctx: SyncContext, all_rss: list[Object | None], new_rs: Object | None, d: Object
 ) -> dict[str, Any]:
     old = d.get("status") or {}
     available = rsu.available_replica_count(all_rss)
@@ -42,7 +40,7 @@ def calculate_status(
     }
     if old.get("collisionCount") is not None:
         status["collisionCount"] = old["collisionCount"]
-    now = now_time(dc.clock)
+    now = now_time(ctx.clock)
     if available >= rsu.replicas(d) - du.max_unavailable(d):
         condition = cond.new_condition(
             cond.AVAILABLE, "True", cond.MIN_AVAILABLE_REASON, "Deployment has minimum availability.", now
@@ -64,16 +62,16 @@ def normalized(status: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in status.items() if not (k in _COUNTS and not v) and v not in (None, [])}
 
 
-async def write_status_if_changed(dc: DeploymentController, d: Object, new_status: dict[str, Any]) -> bool:
+async def write_status_if_changed(ctx: SyncContext, d: Object, new_status: dict[str, Any]) -> bool:
     """Write ``new_status`` unless it equals the current one; returns whether it wrote."""
     if normalized(d.get("status") or {}) == normalized(new_status):
         return False
     d["status"] = normalized(new_status)
-    await update_deployment_status(dc, d)
+    await update_deployment_status(ctx, d)
     return True
 
 
 async def sync_deployment_status(
-    dc: DeploymentController, all_rss: list[Object | None], new_rs: Object | None, d: Object
+    ctx: SyncContext, all_rss: list[Object | None], new_rs: Object | None, d: Object
 ) -> None:
-    await write_status_if_changed(dc, d, calculate_status(dc, all_rss, new_rs, d))
+    await write_status_if_changed(ctx, d, calculate_status(ctx, all_rss, new_rs, d))

@@ -1,15 +1,16 @@
 """Scaling, the new ReplicaSet, revisions, cleanup and status (upstream's deployment sync.go).
 
-Every function takes the controller ``dc`` and a private copy ``d`` of the Deployment, whose
-``status`` it may change in place.
+Every function takes the controller's ``SyncContext`` ``ctx`` and a private copy ``d`` of the
+Deployment, whose ``status`` it may change in place.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from controllers.deployment.context import SyncContext
 from controllers.deployment.scaling import cleanup_deployment, scale
 from controllers.deployment.status import sync_deployment_status
 from controllers.deployment.util import conditions as cond
@@ -26,29 +27,26 @@ from minikube_py.api.timestamps import clock_rfc3339 as now_time
 from minikube_py.client.interfaces import Object
 from minikube_py.client.resourcetypes import REPLICASETS
 
-if TYPE_CHECKING:
-    from controllers.deployment.controller import DeploymentController
-
 NewAndOld = tuple[Object | None, list[Object]]
 
 
-async def sync(dc: DeploymentController, d: Object, rs_list: list[Object]) -> None:
+async def sync(ctx: SyncContext, d: Object, rs_list: list[Object]) -> None:
     """Reconcile a scaling event or a paused deployment: scale, never roll out."""
-    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(dc, d, rs_list, False)
-    await scale(dc, d, new_rs, old_rss)
+    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(ctx, d, rs_list, False)
+    await scale(ctx, d, new_rs, old_rss)
     if d["spec"].get("paused"):
-        await cleanup_deployment(dc, old_rss, d)
-    await sync_deployment_status(dc, [*old_rss, new_rs], new_rs, d)
+        await cleanup_deployment(ctx, old_rss, d)
+    await sync_deployment_status(ctx, [*old_rss, new_rs], new_rs, d)
 
 
-async def sync_status_only(dc: DeploymentController, d: Object, rs_list: list[Object]) -> None:
-    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(dc, d, rs_list, False)
-    await sync_deployment_status(dc, [*old_rss, new_rs], new_rs, d)
+async def sync_status_only(ctx: SyncContext, d: Object, rs_list: list[Object]) -> None:
+    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(ctx, d, rs_list, False)
+    await sync_deployment_status(ctx, [*old_rss, new_rs], new_rs, d)
 
 
-async def is_scaling_event(dc: DeploymentController, d: Object, rs_list: list[Object]) -> bool:
+async def is_scaling_event(ctx: SyncContext, d: Object, rs_list: list[Object]) -> bool:
     """An active ReplicaSet was sized for another ``spec.replicas`` than the deployment's now."""
-    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(dc, d, rs_list, False)
+    new_rs, old_rss = await get_all_replica_sets_and_sync_revision(ctx, d, rs_list, False)
     for rs in rsu.filter_active([*old_rss, new_rs]):
         desired = du.annotation_int(rs, du.DESIRED_REPLICAS_ANNOTATION)
         if desired is not None and desired != rsu.replicas(d):
@@ -57,27 +55,27 @@ async def is_scaling_event(dc: DeploymentController, d: Object, rs_list: list[Ob
 
 
 async def get_all_replica_sets_and_sync_revision(
-    dc: DeploymentController, d: Object, rs_list: list[Object], create: bool
+    ctx: SyncContext, d: Object, rs_list: list[Object], create: bool
 ) -> NewAndOld:
     _, all_old = rsu.find_old_replica_sets(d, rs_list)
-    new_rs = await get_new_replica_set(dc, d, rs_list, all_old, create)
+    new_rs = await get_new_replica_set(ctx, d, rs_list, all_old, create)
     return new_rs, all_old
 
 
 async def get_new_replica_set(
-    dc: DeploymentController, d: Object, rs_list: list[Object], old_rss: list[Object], create: bool
+    ctx: SyncContext, d: Object, rs_list: list[Object], old_rss: list[Object], create: bool
 ) -> Object | None:
     """The ReplicaSet for the current template with its revision synced, created if ``create``."""
     existing = rsu.find_new_replica_set(d, rs_list)
     new_revision = rsu.max_revision(old_rss) + 1
     if existing is not None:
-        return await _sync_existing_new_rs(dc, d, existing, new_revision)
+        return await _sync_existing_new_rs(ctx, d, existing, new_revision)
     if not create:
         return None
-    return await _create_new_rs(dc, d, old_rss, new_revision)
+    return await _create_new_rs(ctx, d, old_rss, new_revision)
 
 
-async def _sync_existing_new_rs(dc: DeploymentController, d: Object, rs: Object, new_revision: int) -> Object:
+async def _sync_existing_new_rs(ctx: SyncContext, d: Object, rs: Object, new_revision: int) -> Object:
     probe = {"metadata": {**rs["metadata"], "annotations": dict(rs["metadata"].get("annotations") or {})}}
     annotations_updated = du.set_new_replica_set_annotations(d, probe, new_revision, True)
     min_ready = d["spec"].get("minReadySeconds") or 0
@@ -87,19 +85,19 @@ async def _sync_existing_new_rs(dc: DeploymentController, d: Object, rs: Object,
             du.set_new_replica_set_annotations(d, body, new_revision, True)
             body["spec"]["minReadySeconds"] = min_ready
 
-        return await update_replica_set(dc, rs, mutate)
+        return await update_replica_set(ctx, rs, mutate)
     # the revision annotation rides along with the status update, as upstream
     needs_update = du.set_deployment_revision(d, rs["metadata"]["annotations"][rsu.REVISION_ANNOTATION])
     status = d.setdefault("status", {})
     if du.progress_deadline(d) is not None and cond.get_condition(status, cond.PROGRESSING) is None:
         message = f'Found new replica set "{rs["metadata"]["name"]}"'
-        now = now_time(dc.clock)
+        now = now_time(ctx.clock)
         cond.set_condition(
             status, cond.new_condition(cond.PROGRESSING, "True", cond.FOUND_NEW_RS_REASON, message, now)
         )
         needs_update = True
     if needs_update:
-        await update_deployment_status(dc, d)
+        await update_deployment_status(ctx, d)
     return rs
 
 
@@ -133,9 +131,7 @@ def dc_controller_ref(d: Object) -> dict[str, Any]:
     return new_controller_ref(d, "apps/v1", "Deployment")
 
 
-async def _create_new_rs(
-    dc: DeploymentController, d: Object, old_rss: list[Object], new_revision: int
-) -> Object:
+async def _create_new_rs(ctx: SyncContext, d: Object, old_rss: list[Object], new_revision: int) -> Object:
     new_rs = new_replica_set_object(d)
     count = du.new_rs_new_replicas(d, [*old_rss, new_rs], new_rs)
     new_rs["spec"]["replicas"] = count
@@ -143,33 +139,34 @@ async def _create_new_rs(
     name = new_rs["metadata"]["name"]
     already_exists = False
     try:
-        created = await dc.client.resource(REPLICASETS, d["metadata"]["namespace"]).create(new_rs)
+        created = await ctx.client.resource(REPLICASETS, d["metadata"]["namespace"]).create(new_rs)
     except ApiError as err:
         if err.code == 409 and err.reason == "AlreadyExists":
-            created = await _existing_or_collision(dc, d, name, err)
+            created = await _existing_or_collision(ctx, d, name, err)
             already_exists = True
         else:
-            await _record_create_failure(dc, d, name, err)
+            await _record_create_failure(ctx, d, name, err)
             raise
     if not already_exists and count > 0:
-        dc.recorder.event(d, "Normal", "ScalingReplicaSet", f"Scaled up replica set {name} from 0 to {count}")
+        message = f"Scaled up replica set {name} from 0 to {count}"
+        ctx.recorder.event(d, "Normal", "ScalingReplicaSet", message)
     needs_update = du.set_deployment_revision(d, str(new_revision))
     if not already_exists and du.progress_deadline(d) is not None:
         message = f'Created new replica set "{name}"'
         condition = cond.new_condition(
-            cond.PROGRESSING, "True", cond.NEW_RS_REASON, message, now_time(dc.clock)
+            cond.PROGRESSING, "True", cond.NEW_RS_REASON, message, now_time(ctx.clock)
         )
         cond.set_condition(d.setdefault("status", {}), condition)
         needs_update = True
     if needs_update:
-        await update_deployment_status(dc, d)
+        await update_deployment_status(ctx, d)
     return created
 
 
-async def _existing_or_collision(dc: DeploymentController, d: Object, name: str, err: ApiError) -> Object:
+async def _existing_or_collision(ctx: SyncContext, d: Object, name: str, err: ApiError) -> Object:
     """The ReplicaSet that already has our name: ours with our template, or a hash collision
     (bump ``status.collisionCount`` so the next sync hashes differently, and fail)."""
-    rs = dc.rs_informer.indexer.get_by_key(f"{d['metadata']['namespace']}/{name}")
+    rs = ctx.replica_sets.get_by_key(f"{d['metadata']['namespace']}/{name}")
     if rs is None:
         raise err
     ref = get_controller_of(rs)
@@ -178,19 +175,19 @@ async def _existing_or_collision(dc: DeploymentController, d: Object, name: str,
         return rs
     status = d.setdefault("status", {})
     status["collisionCount"] = int(status.get("collisionCount") or 0) + 1
-    await update_deployment_status(dc, d)
+    await update_deployment_status(ctx, d)
     raise err
 
 
-async def _record_create_failure(dc: DeploymentController, d: Object, name: str, err: ApiError) -> None:
+async def _record_create_failure(ctx: SyncContext, d: Object, name: str, err: ApiError) -> None:
     if err.code == 403 and any(c.reason == "NamespaceTerminating" for c in err.causes):
         return
     message = f'Failed to create new replica set "{name}": {err}'
     if du.progress_deadline(d) is not None:
         condition = cond.new_condition(
-            cond.PROGRESSING, "False", cond.FAILED_RS_CREATE_REASON, message, now_time(dc.clock)
+            cond.PROGRESSING, "False", cond.FAILED_RS_CREATE_REASON, message, now_time(ctx.clock)
         )
         cond.set_condition(d.setdefault("status", {}), condition)
         with contextlib.suppress(ApiError):
-            await update_deployment_status(dc, d)
-    dc.recorder.event(d, "Warning", cond.FAILED_RS_CREATE_REASON, message)
+            await update_deployment_status(ctx, d)
+    ctx.recorder.event(d, "Warning", cond.FAILED_RS_CREATE_REASON, message)

@@ -5,23 +5,20 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from controllers.deployment.context import SyncContext
 from controllers.deployment.util.replicasets import REVISION_ANNOTATION
 from minikube_py.api.errors import ApiError
 from minikube_py.client.interfaces import Object
 from minikube_py.client.resourcetypes import DEPLOYMENTS, REPLICASETS
 
-if TYPE_CHECKING:
-    from controllers.deployment.controller import DeploymentController
-
 RETRIES = 3
 
 
-async def update_deployment_status(dc: DeploymentController, d: Object) -> None:
+async def update_deployment_status(ctx: SyncContext, d: Object) -> None:
     """PUT ``d``'s status (and, as upstream, its annotations ride along); ``d`` gets the new
     resourceVersion so later writes in the same sync do not conflict with this one."""
-    handle = dc.client.resource(DEPLOYMENTS, d["metadata"]["namespace"])
+    handle = ctx.client.resource(DEPLOYMENTS, d["metadata"]["namespace"])
     body = d
     for attempt in range(RETRIES + 1):
         try:
@@ -42,11 +39,9 @@ async def update_deployment_status(dc: DeploymentController, d: Object) -> None:
         return
 
 
-async def update_replica_set(
-    dc: DeploymentController, rs: Object, mutate: Callable[[Object], None]
-) -> Object:
+async def update_replica_set(ctx: SyncContext, rs: Object, mutate: Callable[[Object], None]) -> Object:
     """PUT ``mutate(copy of rs)``; on conflict mutate a fresh read instead."""
-    handle = dc.client.resource(REPLICASETS, rs["metadata"]["namespace"])
+    handle = ctx.client.resource(REPLICASETS, rs["metadata"]["namespace"])
     body = copy.deepcopy(rs)
     mutate(body)
     for attempt in range(RETRIES + 1):

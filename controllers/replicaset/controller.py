@@ -24,7 +24,7 @@ from controllers.podcontrol.ownerrefs import (
 )
 from controllers.podcontrol.pods import filter_active_pods, is_pod_ready
 from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owner
-from controllers.replicaset.replicas import manage_replicas
+from controllers.replicaset.replicas import ReplicasContext, manage_replicas
 from controllers.replicaset.status import calculate_status, update_replica_set_status
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
@@ -78,6 +78,15 @@ class ReplicaSetController:
         )
         self.pod_informer.add_event_handler(
             EventHandlerFuncs(add=self._add_pod, update=self._update_pod, delete=self._delete_pod)
+        )
+        self.replicas = ReplicasContext(
+            self.pod_control,
+            self.expectations,
+            self.controller_ref,
+            burst_replicas,
+            self.clock,
+            self.rs_informer.indexer,
+            self.pod_informer.indexer,
         )
 
     async def run(self, workers: int) -> None:
@@ -208,7 +217,7 @@ class ReplicaSetController:
         manage_error: Exception | None = None
         if needs_sync and not cached["metadata"].get("deletionTimestamp"):
             try:
-                await manage_replicas(self, pods, cached)
+                await manage_replicas(self.replicas, pods, cached)
             except Exception as err:
                 manage_error = err
         rs = copy.deepcopy(cached)

@@ -9,41 +9,59 @@ from the expectations so the next sync is not blocked. Deletes take the pods fir
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from controllers.podcontrol.control import namespace_terminating, slow_start_batch
+from controllers.podcontrol.control import PodControl, namespace_terminating, slow_start_batch
+from controllers.podcontrol.expectations import UIDTrackingExpectations
 from controllers.podcontrol.ownerrefs import CONTROLLER_UID_INDEX, get_controller_of
 from controllers.podcontrol.pods import filter_active_pods
 from controllers.podcontrol.ranking import rank_pods_by_related_on_same_node, sort_pods_for_deletion
 from minikube_py.api.errors import ApiError
-from minikube_py.cache.store import meta_namespace_key
+from minikube_py.cache.store import Indexer, meta_namespace_key
 from minikube_py.client.interfaces import Object
-
-if TYPE_CHECKING:
-    from controllers.replicaset.controller import ReplicaSetController
+from minikube_py.clock import Clock
 
 SLOW_START_INITIAL_BATCH_SIZE = 1
 
 
-async def manage_replicas(rsc: ReplicaSetController, pods: Sequence[Object], rs: Object) -> None:
+@dataclass(frozen=True, slots=True)
+class ReplicasContext:
+    """What ``manage_replicas`` uses of its controller, built once by it: ``pod_control``
+    writes pods (with their Events), ``expectations`` records the writes the caches have not
+    shown yet, ``controller_ref`` is the owner reference put on new pods, ``burst_replicas``
+    caps the creates or deletes of one sync, ``clock`` ranks pods by age, and the
+    ``replica_sets`` and ``pods`` caches (both with the controller-uid index) find the pods
+    of sibling ReplicaSets (pods next to those are deleted first)."""
+
+    pod_control: PodControl
+    expectations: UIDTrackingExpectations
+    controller_ref: Callable[[Object], dict[str, Any]]
+    burst_replicas: int
+    clock: Clock
+    replica_sets: Indexer
+    pods: Indexer
+
+
+async def manage_replicas(ctx: ReplicasContext, pods: Sequence[Object], rs: Object) -> None:
     """Raise the first error of this sync (after recording what did happen)."""
     key = meta_namespace_key(rs)
     diff = len(pods) - int(rs["spec"].get("replicas", 1))
     if diff < 0:
-        await _create(rsc, key, rs, min(-diff, rsc.burst_replicas))
+        await _create(ctx, key, rs, min(-diff, ctx.burst_replicas))
     elif diff > 0:
-        await _delete(rsc, key, rs, pods, min(diff, rsc.burst_replicas))
+        await _delete(ctx, key, rs, pods, min(diff, ctx.burst_replicas))
 
 
-async def _create(rsc: ReplicaSetController, key: str, rs: Object, count: int) -> None:
-    rsc.expectations.expect_creations(key, count)
+async def _create(ctx: ReplicasContext, key: str, rs: Object, count: int) -> None:
+    ctx.expectations.expect_creations(key, count)
     namespace = rs["metadata"]["namespace"]
-    ref = rsc.controller_ref(rs)
+    ref = ctx.controller_ref(rs)
 
     async def create() -> None:
         try:
-            await rsc.pod_control.create_pod(namespace, rs["spec"]["template"], rs, ref)
+            await ctx.pod_control.create_pod(namespace, rs["spec"]["template"], rs, ref)
         except ApiError as err:
             if err.code == 504 or err.reason == "Timeout":
                 return  # created, but its initialization timed out: the informer will see it
@@ -51,24 +69,22 @@ async def _create(rsc: ReplicaSetController, key: str, rs: Object, count: int) -
 
     successes, error = await slow_start_batch(count, SLOW_START_INITIAL_BATCH_SIZE, create)
     for _ in range(count - successes):
-        rsc.expectations.creation_observed(key)
+        ctx.expectations.creation_observed(key)
     if error is not None and not namespace_terminating(error):
         raise error  # in a terminating namespace every create fails: nothing to retry (upstream)
 
 
-async def _delete(
-    rsc: ReplicaSetController, key: str, rs: Object, pods: Sequence[Object], count: int
-) -> None:
-    related = related_pods(rsc, rs)
-    victims = get_pods_to_delete(pods, related, count, rsc.clock.now())
-    rsc.expectations.expect_deletions_of(key, [meta_namespace_key(p) for p in victims])
+async def _delete(ctx: ReplicasContext, key: str, rs: Object, pods: Sequence[Object], count: int) -> None:
+    related = related_pods(ctx, rs)
+    victims = get_pods_to_delete(pods, related, count, ctx.clock.now())
+    ctx.expectations.expect_deletions_of(key, [meta_namespace_key(p) for p in victims])
     namespace = rs["metadata"]["namespace"]
 
     async def delete(pod: Object) -> None:
         try:
-            await rsc.pod_control.delete_pod(namespace, pod["metadata"]["name"], rs)
+            await ctx.pod_control.delete_pod(namespace, pod["metadata"]["name"], rs)
         except ApiError as err:
-            rsc.expectations.deletion_observed_of(key, meta_namespace_key(pod))
+            ctx.expectations.deletion_observed_of(key, meta_namespace_key(pod))
             if err.code != 404:
                 raise
 
@@ -88,13 +104,13 @@ def get_pods_to_delete(
     return sort_pods_for_deletion(pods, ranks, now)[:count]
 
 
-def related_pods(rsc: ReplicaSetController, rs: Object) -> list[Object]:
+def related_pods(ctx: ReplicasContext, rs: Object) -> list[Object]:
     """Active pods of every ReplicaSet with the same controller as ``rs`` (or of ``rs`` alone)."""
     owner = get_controller_of(rs)
     siblings = [rs]
     if owner is not None:
-        siblings = rsc.rs_informer.indexer.by_index(CONTROLLER_UID_INDEX, str(owner.get("uid", "")))
+        siblings = ctx.replica_sets.by_index(CONTROLLER_UID_INDEX, str(owner.get("uid", "")))
     pods: list[Object] = []
     for sibling in siblings:
-        pods += rsc.pod_informer.indexer.by_index(CONTROLLER_UID_INDEX, sibling["metadata"]["uid"])
+        pods += ctx.pods.by_index(CONTROLLER_UID_INDEX, sibling["metadata"]["uid"])
     return filter_active_pods(pods)
