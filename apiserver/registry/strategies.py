@@ -92,7 +92,7 @@ class StrategyRegistry:
 
 
 def _name(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 @functools.cache

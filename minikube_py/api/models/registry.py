@@ -97,7 +97,7 @@ def _add_served(
 
 
 def _name(model: type[K8sModel]) -> str:
-    return f"{model.__module__}.{model.__qualname__}"
+    return f"{model.__module__}.{model.__name__}"
 
 
 @functools.cache
