@@ -9,36 +9,8 @@ from collections.abc import Iterator
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.chain import AdmissionChain
 from apiserver.admission.plugins import namespacelifecycle
-from apiserver.registry.resources.configmap import ConfigMapStrategy
-from apiserver.registry.resources.daemonset import DaemonSetStrategy
-from apiserver.registry.resources.deployment import DeploymentStrategy
-from apiserver.registry.resources.endpoints import EndpointsStrategy
-from apiserver.registry.resources.event import EventStrategy
-from apiserver.registry.resources.eventsv1 import EventsV1Strategy
-from apiserver.registry.resources.generic import PlainStrategy, ResourceQuotaStrategy, SpecStatusStrategy
-from apiserver.registry.resources.job import JobStrategy
-from apiserver.registry.resources.lease import LeaseStrategy
-from apiserver.registry.resources.namespace import NamespaceStrategy
-from apiserver.registry.resources.node import NodeStrategy
-from apiserver.registry.resources.pod import PodStrategy
-from apiserver.registry.resources.priorityclass import PriorityClassStrategy
-from apiserver.registry.resources.rbac import (
-    ClusterRoleBindingStrategy,
-    ClusterRoleStrategy,
-    RoleBindingStrategy,
-    RoleStrategy,
-)
-from apiserver.registry.resources.replicaset import ReplicaSetStrategy
-from apiserver.registry.resources.secret import SecretStrategy
-from apiserver.registry.resources.service import ServiceStrategy
-from apiserver.registry.resources.serviceaccount import ServiceAccountStrategy
-from apiserver.registry.resources.serviceallocator import ClusterIPAllocator, node_port_allocator
-from apiserver.registry.resources.statefulset import StatefulSetStrategy
-from apiserver.registry.resources.webhookconfiguration import (
-    MutatingWebhookConfigurationStrategy,
-    ValidatingWebhookConfigurationStrategy,
-)
 from apiserver.registry.store import GenericStore
+from apiserver.registry.strategies import StrategyRegistry, builtin_strategies, strategy_for
 from apiserver.registry.strategy import Strategy
 from apiserver.storage.cacher import Cacher, Indexer
 from apiserver.storage.errors import KeyNotFoundError
@@ -46,99 +18,42 @@ from apiserver.storage.keys import object_key, resource_prefix
 from apiserver.storage.kv import KV
 from apiserver.storage.objects import KVObjectStorage
 from minikube_py.api import errors
-from minikube_py.api.builtin import builtin_scheme
 from minikube_py.api.scheme import ResourceType, Scheme
 
-STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
-    ("", "Namespace"): NamespaceStrategy,
-    ("", "ConfigMap"): ConfigMapStrategy,
-    ("", "Secret"): SecretStrategy,
-    ("", "Pod"): PodStrategy,
-    ("", "Node"): NodeStrategy,
-    ("", "Endpoints"): EndpointsStrategy,
-    ("", "Event"): EventStrategy,
-    ("", "ServiceAccount"): ServiceAccountStrategy,
-    ("", "ResourceQuota"): ResourceQuotaStrategy,
-    ("apps", "Deployment"): DeploymentStrategy,
-    ("apps", "ReplicaSet"): ReplicaSetStrategy,
-    ("apps", "DaemonSet"): DaemonSetStrategy,
-    ("apps", "StatefulSet"): StatefulSetStrategy,
-    ("batch", "Job"): JobStrategy,
-    ("coordination.k8s.io", "Lease"): LeaseStrategy,
-    ("events.k8s.io", "Event"): EventsV1Strategy,
-    ("scheduling.k8s.io", "PriorityClass"): PriorityClassStrategy,
-    ("rbac.authorization.k8s.io", "Role"): RoleStrategy,
-    ("rbac.authorization.k8s.io", "ClusterRole"): ClusterRoleStrategy,
-    ("rbac.authorization.k8s.io", "RoleBinding"): RoleBindingStrategy,
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): ClusterRoleBindingStrategy,
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): MutatingWebhookConfigurationStrategy,
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): (
-        ValidatingWebhookConfigurationStrategy
-    ),
-}
+__all__ = ["Catalog", "indexers", "strategy_for"]
 
 
-def strategy_for(rt: ResourceType) -> Strategy:
-    cls = STRATEGIES.get((rt.group, rt.kind))
-    if cls is not None:
-        return cls()
-    return SpecStatusStrategy() if rt.subresource("status") else PlainStrategy()
-
-
-def service_strategy(services: Cacher) -> ServiceStrategy:
-    """Services allocate cluster IPs and node ports; what stored services hold is taken."""
-
-    def cluster_ips() -> Iterator[str]:
-        for svc in services.objects():
-            yield from svc.get("spec", {}).get("clusterIPs") or [svc.get("spec", {}).get("clusterIP", "")]
-
-    def node_ports() -> Iterator[int]:
-        for svc in services.objects():
-            for port in svc.get("spec", {}).get("ports") or []:
-                if port.get("nodePort"):
-                    yield int(port["nodePort"])
-
-    return ServiceStrategy(ClusterIPAllocator(used=cluster_ips), node_port_allocator(used=node_ports))
-
-
-# Groups served by their own endpoints and stored nowhere; metrics.k8s.io's ``nodes`` and ``pods``
-# must never get a store on the core kinds' storage (apiserver/endpoints/metrics.py serves them).
-UNSTORED_GROUPS = ("metrics.k8s.io",)
-
-# Upstream's watch-cache indexes: pods by node (each node agent lists fieldSelector=spec.nodeName).
-INDEXED_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {("", "Pod"): ("spec.nodeName",)}
-
-
-def indexers(rt: ResourceType) -> dict[str, Indexer]:
-    """The watch cache's indexers for ``rt``: each indexed field's value as the field selector
-    reads it (``selectable_fields``), so an index lookup and the predicate agree."""
-    strategy = strategy_for(rt)
+def indexers(strategy: Strategy) -> dict[str, Indexer]:
+    """The watch cache's indexers for ``strategy.indexed_fields``: each field's value as the
+    field selector reads it (``selectable_fields``), so an index lookup and the predicate agree."""
 
     def indexer(field: str) -> Indexer:
         return lambda obj: strategy.selectable_fields(obj).get(field, "")
 
-    return {field: indexer(field) for field in INDEXED_FIELDS.get((rt.group, rt.kind), ())}
+    return {field: indexer(field) for field in strategy.indexed_fields}
 
 
 class Catalog:
-    """Stores by (group, version, resource); ``run`` keeps every watch cache in sync."""
+    """Stores by (group, version, resource); ``run`` keeps every watch cache in sync. Every
+    served kind gets a store with its own strategy (``strategies``), unless that strategy says
+    the kind is stored nowhere."""
 
-    def __init__(self, kv: KV, scheme: Scheme | None = None) -> None:
-        self.scheme = scheme or builtin_scheme()
+    def __init__(self, kv: KV, strategies: StrategyRegistry | None = None) -> None:
+        strategies = strategies or builtin_strategies()
+        self.scheme: Scheme = strategies.scheme()
         self.kv = kv
         storage = KVObjectStorage(kv)
         self._cachers: dict[str, Cacher] = {}
         self._stores: dict[tuple[str, str, str], GenericStore] = {}
         self._namespaces_admitted = False  # NamespaceLifecycle admission checks them instead
         for rt in self.scheme:
-            if rt.group in UNSTORED_GROUPS:
+            strategy_class = strategies.strategy_class(rt)
+            if not strategy_class.stored:
                 continue
             prefix = resource_prefix(rt.resource)
-            cacher = self._cachers.get(prefix) or Cacher(storage, prefix, indexers=indexers(rt))
+            cacher = self._cachers.get(prefix) or Cacher(storage, prefix, indexers=indexers(strategy_class()))
             self._cachers[prefix] = cacher
-            strategy = (
-                service_strategy(cacher) if (rt.group, rt.kind) == ("", "Service") else strategy_for(rt)
-            )
+            strategy = strategy_class.for_storage(cacher.objects)
             store = GenericStore(rt, strategy, cacher, self.check_namespace)
             self._stores[(rt.group, rt.version, rt.resource)] = store
 

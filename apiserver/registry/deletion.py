@@ -37,12 +37,7 @@ PROPAGATION_POLICIES = (FOREGROUND, BACKGROUND, ORPHAN)
 
 # rest.GarbageCollectionPolicy: what happens to dependents when a DELETE names no policy.
 DELETE_DEPENDENTS, ORPHAN_DEPENDENTS, UNSUPPORTED = "DeleteDependents", "OrphanDependents", "Unsupported"
-# Upstream strategies whose default differs from DeleteDependents for a version we serve.
-DEFAULT_GC_POLICIES: dict[tuple[str, str, str], str] = {
-    ("batch", "v1", "Job"): ORPHAN_DEPENDENTS,  # batch/v1 keeps its pre-GC default
-    ("", "v1", "Event"): UNSUPPORTED,  # events are never held by GC finalizers
-    ("events.k8s.io", "v1", "Event"): UNSUPPORTED,
-}
+# Each strategy says which is its kind's (``Strategy.gc_policy``).
 
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -76,10 +71,6 @@ def validate_options(options: DeleteOptions) -> None:
         causes = [errors.Cause(e.reason, e.body(), e.field) for e in found]
         message = f'DeleteOptions.meta.k8s.io "" is invalid: {aggregate_message(found)}'
         raise errors.ApiError(422, "Invalid", message, "", "meta.k8s.io", "DeleteOptions", causes)
-
-
-def default_gc_policy(rt: ResourceType) -> str:
-    return DEFAULT_GC_POLICIES.get((rt.group, rt.version, rt.kind), DELETE_DEPENDENTS)
 
 
 def _should_orphan(finalizers: list[str], options: DeleteOptions, default: str) -> bool:

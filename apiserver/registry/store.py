@@ -58,7 +58,7 @@ class GenericStore:
         self.storage = storage
         self._namespace_check = namespace_check
         self._conversion = strategy.conversion
-        self._gc_policy = deletion.default_gc_policy(rt)
+        self._gc_policy = strategy.gc_policy
         # Admission (``apiserver.admission``): mutating plugins after defaulting and field
         # tracking, validating ones after the strategy's validation; None admits everything.
         self.admission: AdmissionChain | None = None

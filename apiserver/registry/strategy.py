@@ -4,17 +4,26 @@ A strategy says what is special about a resource: defaults and cleanup before cr
 update, validation, which fields can be selected, whether deletion is graceful, and the Table
 columns ``kubectl get`` shows. The base class is the policy of a plain object (ConfigMap-like);
 resources override only what differs, one small file each under ``resources/``.
+
+A strategy class declares the kinds it serves (``kinds = (apps_deployment.Deployment,)``, the
+kinds' models); the catalog finds every such class by importing each module of ``resources/``
+(``strategies.py``), so a kind's strategy is one file and nothing lists it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, Self
 
 from apiserver.registry.conversion import StorageConversion
+from apiserver.registry.deletion import DELETE_DEPENDENTS
 from minikube_py import jsonutil
 from minikube_py.api.errors import Cause
+from minikube_py.api.models.base import K8sModel
 
 Object = dict[str, Any]
+#: the models of the kinds a strategy serves
+ServedModels = tuple[type[K8sModel], ...]
 
 # (name, type, format, description, priority); priority 1 columns show with ``-o wide``.
 Column = tuple[str, str, str, str, int]
@@ -24,6 +33,18 @@ CREATED_AT_COLUMN: Column = ("Created At", "date", "", "Creation timestamp of th
 
 class Strategy:
     """Defaults for every hook; override per resource."""
+
+    #: the models of the kinds this class serves; only the class that writes ``kinds`` serves
+    #: them (a subclass inherits no kinds), every served kind has exactly one strategy
+    kinds: ClassVar[ServedModels] = ()
+    #: ``rest.GarbageCollectionPolicy``: what a DELETE naming no propagation policy does to the
+    #: object's dependents (``deletion.DELETE_DEPENDENTS``, ``ORPHAN_DEPENDENTS``, ``UNSUPPORTED``)
+    gc_policy: ClassVar[str] = DELETE_DEPENDENTS
+    #: fields the watch cache indexes (values as ``selectable_fields`` gives them), as upstream
+    #: indexes pods by ``spec.nodeName`` for the node agents' field-selected lists
+    indexed_fields: ClassVar[tuple[str, ...]] = ()
+    #: False: the kind is served by its own endpoints (metrics) and gets no store at all
+    stored: ClassVar[bool] = True
 
     #: the part of the object that the ``/status`` subresource owns (None: no status split)
     status_field: str | None = None
@@ -38,6 +59,12 @@ class Strategy:
     #: set when this version is stored in another version's shape (``conversion.py``); every
     #: other hook sees the served shape, except ``selectable_fields``, which reads stored objects
     conversion: StorageConversion | None = None
+
+    @classmethod
+    def for_storage(cls, stored_objects: Callable[[], Iterable[Object]]) -> Self:
+        """The strategy of one store; ``stored_objects`` lists what the store holds now (a
+        Service's allocators read the addresses and ports already taken)."""
+        return cls()
 
     def default(self, obj: Object) -> None:
         """Upstream's defaulting: fill unset fields of every incoming object (create, update,

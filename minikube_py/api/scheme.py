@@ -3,10 +3,16 @@
 One ``ResourceType`` per served resource carries everything discovery, routing, the registry
 and clients need to know about it (kind, plural and singular names, scope, short names,
 categories, verbs, subresources). ``Scheme`` indexes them both ways.
+
+A kind declares itself on its model (``minikube_py.api.models``): a ``Served`` declaration is
+a ``ResourceType`` whose kind is the model's class name; a ``Kind`` declaration names a kind that
+has a model but no resource of its own (subresource bodies, options, ``Status``). This module
+imports nothing heavy, so models and clients can both use it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -61,6 +67,78 @@ class ResourceType:
 
     def subresource(self, name: str) -> Subresource | None:
         return next((s for s in self.subresources if s.name == name), None)
+
+
+NO_COLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
+STATUS = Subresource("status", "", ("get", "patch", "update"))
+SCALE = Subresource("scale", "Scale", ("get", "patch", "update"), "autoscaling", "v1")
+ALL_CATEGORY = ("all",)
+CREATE_ONLY = ("create",)  # reviews: answered, stored nowhere
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """A model's declaration that its kind is served as a REST resource (``kinds = (Served(...),)``
+    on the model class). ``kind`` defaults to the model's class name."""
+
+    group: str
+    version: str
+    resource: str
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
+    subresources: tuple[Subresource, ...] = ()
+    singular: str = ""
+    kind: str = ""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def resource_type(self, kind: str) -> ResourceType:
+        """The resource type this declares, ``kind`` being the model's class name."""
+        return ResourceType(
+            self.group,
+            self.version,
+            self.kind or kind,
+            self.resource,
+            self.namespaced,
+            self.short_names,
+            self.categories,
+            self.verbs,
+            self.subresources,
+            self.singular,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A model's declaration of a kind without a resource of its own (``Binding``, ``Scale``,
+    ``DeleteOptions``...): decoding, field validation and OpenAPI find the model by it."""
+
+    api_version: str
+    kind: str = ""
+
+
+Declaration = Served | Kind
+
+
+def version_priority(version: str) -> tuple[int, int, int]:
+    """Upstream's version order inside a group as a sort key: GA before beta before alpha, the
+    higher number first (``v1``, ``v1beta2``, ``v1beta1``, ``v1alpha1``); the first is preferred."""
+    match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if match is None:
+        return (3, 0, 0)  # not a Kubernetes version string: after every one that is
+    major, stage, minor = match.groups()
+    rank = {None: 0, "beta": 1, "alpha": 2}[stage]
+    return (rank, -int(major), -int(minor or 0))
+
+
+def served_order(rt: ResourceType) -> tuple[bool, str, tuple[int, int, int], str]:
+    """The order of a scheme built from declarations: the core group first, then groups by
+    name; versions by priority; resources by name, as upstream's discovery lists them."""
+    return (rt.group != "", rt.group, version_priority(rt.version), rt.resource)
 
 
 class Scheme:

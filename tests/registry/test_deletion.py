@@ -64,7 +64,7 @@ def test_gc_finalizers(
 
 
 def test_default_policies_of_the_kinds_we_serve() -> None:
-    policies = {(rt.group, rt.kind): deletion.default_gc_policy(rt) for rt in builtin_scheme()}
+    policies = {(rt.group, rt.kind): strategy_for(rt).gc_policy for rt in builtin_scheme()}
     assert policies[("batch", "Job")] == ORPHAN_DEPENDENTS
     assert policies[("", "Event")] == policies[("events.k8s.io", "Event")] == UNSUPPORTED
     assert policies[("apps", "Deployment")] == policies[("", "ConfigMap")] == DELETE_DEPENDENTS

@@ -10,6 +10,7 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import core_objects
 
 AGE_COLUMN: Column = (
     "Age",
@@ -48,6 +49,8 @@ def validate_base64(values: dict[str, Any] | None, field: str) -> list[Cause]:
 
 
 class ConfigMapStrategy(Strategy):
+    kinds = (core_objects.ConfigMap,)
+
     def validate(self, obj: Object) -> list[Cause]:
         causes = validate_keys(obj.get("data"), "data") + validate_keys(obj.get("binaryData"), "binaryData")
         causes += validate_base64(obj.get("binaryData"), "binaryData")

@@ -25,6 +25,7 @@ from apiserver.registry.resources.podvalidation import (
 )
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import apps_sets
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -64,6 +65,7 @@ def default_daemonset(obj: Object) -> None:
 
 
 class DaemonSetStrategy(Strategy):
+    kinds = (apps_sets.DaemonSet,)
     status_field = "status"
     spec_field = "spec"
 

@@ -26,6 +26,7 @@ from apiserver.registry.resources.podvalidation import (
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, invalid, not_supported, required
+from minikube_py.api.models import apps_deployment
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -118,6 +119,7 @@ def validate_deployment(obj: Object) -> list[FieldError]:
 
 
 class DeploymentStrategy(Strategy):
+    kinds = (apps_deployment.Deployment,)
     status_field = "status"
     spec_field = "spec"
 

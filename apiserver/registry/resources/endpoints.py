@@ -8,6 +8,7 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from minikube_py.api.models import core_service
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -40,6 +41,8 @@ def format_endpoints(endpoints: Object) -> str:
 
 
 class EndpointsStrategy(Strategy):
+    kinds = (core_service.Endpoints,)
+
     def default(self, obj: Object) -> None:
         _default_ports(obj)
 

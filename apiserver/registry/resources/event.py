@@ -3,10 +3,12 @@ shows when, what and why (``Last Seen``, ``Type``, ``Reason``, ``Object``, ``Mes
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from apiserver.registry.age import age
-from apiserver.registry.strategy import Column, Object, Strategy
+from apiserver.registry.deletion import UNSUPPORTED
+from apiserver.registry.strategy import Column, Object, ServedModels, Strategy
+from minikube_py.api.models import core_objects
 
 COLUMNS: list[Column] = [
     ("Last Seen", "string", "", "The time at which the most recent occurrence was recorded.", 0),
@@ -50,6 +52,9 @@ def target(event: Object) -> str:
 
 
 class EventStrategy(Strategy):
+    kinds: ClassVar[ServedModels] = (core_objects.Event,)
+    gc_policy = UNSUPPORTED  # events are never held by GC finalizers
+
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         """``involvedObject.*``, ``reason``, ``reportingComponent``, ``source`` (the component, else
         the reporting controller) and ``type``, as upstream."""

@@ -21,6 +21,7 @@ from apiserver.registry.resources.eventconversion import EventsV1Conversion, eve
 from apiserver.registry.resources.eventvalidation import validate_event_create, validate_event_update
 from apiserver.registry.strategy import Object
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import events
 
 # events.k8s.io/v1 field label -> the core/v1 field label it selects on
 FIELD_LABELS: dict[str, str] = {
@@ -35,6 +36,7 @@ FIELD_LABELS: dict[str, str] = {
 
 
 class EventsV1Strategy(EventStrategy):
+    kinds = (events.Event,)
     conversion = EventsV1Conversion()
 
     def validate(self, obj: Object) -> list[Cause]:

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Object, ServedModels, Strategy
+from minikube_py.api.models import core_objects, discovery
 
 
 class SpecStatusStrategy(Strategy):
@@ -27,11 +28,18 @@ class SpecStatusStrategy(Strategy):
 class PlainStrategy(SpecStatusStrategy):
     """Objects without a status subresource (ServiceAccount, Lease, RBAC...)."""
 
+    kinds: ClassVar[ServedModels] = (
+        core_objects.LimitRange,
+        discovery.EndpointSlice,
+    )
+
     status_field = None
 
 
 class ResourceQuotaStrategy(SpecStatusStrategy):
     """Spec and status as the common shape; a DELETE answers with the quota, as upstream's
     registry does (``ReturnDeletedObject``)."""
+
+    kinds = (core_objects.ResourceQuota,)
 
     return_deleted_object = True

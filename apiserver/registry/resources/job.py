@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.registry.age import age, since
+from apiserver.registry.deletion import ORPHAN_DEPENDENTS
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.resources.podtemplate import (
     CONTAINERS_COLUMN,
@@ -25,6 +26,7 @@ from apiserver.registry.resources.podvalidation import (
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, required
+from minikube_py.api.models import batch
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 
 COLUMNS: list[Column] = [
@@ -126,6 +128,8 @@ def duration(obj: Object, now: float) -> str:
 
 
 class JobStrategy(Strategy):
+    kinds = (batch.Job,)
+    gc_policy = ORPHAN_DEPENDENTS  # batch/v1 keeps its pre-GC default
     status_field = "status"
     spec_field = "spec"
 

@@ -7,6 +7,7 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from minikube_py.api.models import coordination
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -16,6 +17,7 @@ COLUMNS: list[Column] = [
 
 
 class LeaseStrategy(Strategy):
+    kinds = (coordination.Lease,)
     spec_field = "spec"
 
     def table_columns(self) -> list[Column]:

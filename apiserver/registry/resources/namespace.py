@@ -25,6 +25,7 @@ from apiserver.registry.deletion import (
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, invalid
+from minikube_py.api.models import core_objects
 from minikube_py.api.validation import is_qualified_name
 
 FINALIZER = "kubernetes"
@@ -37,6 +38,7 @@ METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 class NamespaceStrategy(Strategy):
+    kinds = (core_objects.Namespace,)
     status_field = "status"
     name_rule = "label"
     return_deleted_object = True

@@ -8,6 +8,7 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from minikube_py.api.models import core_node
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -57,6 +58,7 @@ def node_address(node: Object, kind: str) -> str:
 
 
 class NodeStrategy(Strategy):
+    kinds = (core_node.Node,)
     status_field = "status"
 
     def prepare_for_create(self, obj: Object) -> None:

@@ -17,6 +17,7 @@ from apiserver.registry.resources.podvalidation import to_causes, validate_pod
 from apiserver.registry.resources.qos import pod_qos_class
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import core_pod
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -54,6 +55,8 @@ def default_pod(pod: Object) -> None:
 
 
 class PodStrategy(Strategy):
+    kinds = (core_pod.Pod,)
+    indexed_fields = ("spec.nodeName",)  # each node agent lists fieldSelector=spec.nodeName
     status_field = "status"
     return_deleted_object = True
 

@@ -12,6 +12,7 @@ from apiserver.registry.resources.podvalidation import IMMUTABLE, to_causes
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden, invalid
+from minikube_py.api.models import scheduling
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -50,6 +51,8 @@ def validate_priority_class(obj: Object) -> list[FieldError]:
 
 
 class PriorityClassStrategy(Strategy):
+    kinds = (scheduling.PriorityClass,)
+
     def default(self, obj: Object) -> None:
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
 

@@ -17,6 +17,7 @@ from apiserver.registry.resources.rbacvalidation import (
 )
 from apiserver.registry.strategy import CREATED_AT_COLUMN, NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import rbac
 
 ROLE_DESCRIPTION = "Role reference"
 
@@ -43,10 +44,12 @@ class _RoleStrategy(Strategy):
 
 
 class RoleStrategy(_RoleStrategy):
+    kinds = (rbac.Role,)
     resource = "roles"
 
 
 class ClusterRoleStrategy(_RoleStrategy):
+    kinds = (rbac.ClusterRole,)
     resource = "clusterroles"
     namespaced = False
 
@@ -97,9 +100,11 @@ class _BindingStrategy(Strategy):
 
 
 class RoleBindingStrategy(_BindingStrategy):
+    kinds = (rbac.RoleBinding,)
     resource = "rolebindings"
 
 
 class ClusterRoleBindingStrategy(_BindingStrategy):
+    kinds = (rbac.ClusterRoleBinding,)
     resource = "clusterrolebindings"
     namespaced = False

@@ -24,6 +24,7 @@ from apiserver.registry.resources.podvalidation import (
 )
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import apps_deployment
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -44,6 +45,7 @@ def default_replicaset(obj: Object) -> None:
 
 
 class ReplicaSetStrategy(Strategy):
+    kinds = (apps_deployment.ReplicaSet,)
     status_field = "status"
     spec_field = "spec"
 

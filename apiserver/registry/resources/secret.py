@@ -11,6 +11,7 @@ from apiserver.registry.resources.configmap import AGE_COLUMN, validate_base64, 
 from apiserver.registry.resources.secrettypes import secret_type_errors
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import core_objects
 
 
 def fold_string_data(obj: Object) -> None:
@@ -22,6 +23,8 @@ def fold_string_data(obj: Object) -> None:
 
 
 class SecretStrategy(Strategy):
+    kinds = (core_objects.Secret,)
+
     def prepare_for_create(self, obj: Object) -> None:
         super().prepare_for_create(obj)
         obj.setdefault("type", "Opaque")

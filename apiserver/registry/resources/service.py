@@ -7,7 +7,8 @@ the values of stored services, or values of deleted services are never reused.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Self
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
@@ -27,6 +28,7 @@ from apiserver.registry.resources.servicespec import (
 )
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import core_service
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -66,6 +68,7 @@ def port_string(ports: list[Any]) -> str:
 
 
 class ServiceStrategy(Strategy):
+    kinds = (core_service.Service,)
     status_field = "status"
     name_rule = "label"
     return_deleted_object = True
@@ -75,6 +78,23 @@ class ServiceStrategy(Strategy):
     ) -> None:
         self.cluster_ips = cluster_ips or ClusterIPAllocator()
         self.node_ports = node_ports or node_port_allocator()
+
+    @classmethod
+    def for_storage(cls, stored_objects: Callable[[], Iterable[Object]]) -> Self:
+        """Allocators that take what the stored services hold as used."""
+
+        def cluster_ips() -> Iterator[str]:
+            for svc in stored_objects():
+                spec = svc.get("spec", {})
+                yield from spec.get("clusterIPs") or [spec.get("clusterIP", "")]
+
+        def node_ports() -> Iterator[int]:
+            for svc in stored_objects():
+                for port in svc.get("spec", {}).get("ports") or []:
+                    if port.get("nodePort"):
+                        yield int(port["nodePort"])
+
+        return cls(ClusterIPAllocator(used=cluster_ips), node_port_allocator(used=node_ports))
 
     def prepare_for_create(self, obj: Object) -> None:
         super().prepare_for_create(obj)

@@ -7,6 +7,7 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from minikube_py.api.models import core_objects
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -16,6 +17,7 @@ COLUMNS: list[Column] = [
 
 
 class ServiceAccountStrategy(Strategy):
+    kinds = (core_objects.ServiceAccount,)
     return_deleted_object = True
 
     def table_columns(self) -> list[Column]:

@@ -19,6 +19,7 @@ from apiserver.registry.resources.podvalidation import non_negative, to_causes, 
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden
+from minikube_py.api.models import apps_sets
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,
@@ -71,6 +72,7 @@ def validate_spec_update(new: Object, old: Object) -> list[FieldError]:
 
 
 class StatefulSetStrategy(Strategy):
+    kinds = (apps_sets.StatefulSet,)
     status_field = "status"
     spec_field = "spec"
 

@@ -15,6 +15,7 @@ from apiserver.registry.resources.podvalidation import to_causes
 from apiserver.registry.resources.webhookvalidation import validate_configuration
 from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
 from minikube_py.api.errors import Cause
+from minikube_py.api.models import admissionregistration
 
 WEBHOOKS_COLUMN: Column = ("Webhooks", "integer", "", "Webhooks indicates the number of webhooks.", 0)
 
@@ -61,8 +62,10 @@ class WebhookConfigurationStrategy(Strategy):
 
 
 class ValidatingWebhookConfigurationStrategy(WebhookConfigurationStrategy):
+    kinds = (admissionregistration.ValidatingWebhookConfiguration,)
     mutating = False
 
 
 class MutatingWebhookConfigurationStrategy(WebhookConfigurationStrategy):
+    kinds = (admissionregistration.MutatingWebhookConfiguration,)
     mutating = True

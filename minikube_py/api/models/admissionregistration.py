@@ -6,8 +6,11 @@ from typing import Annotated
 
 from minikube_py.api.models.base import Bytes, Int32, K8sModel, OneOf
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.admissionregistration.v1"
+GROUP = "admissionregistration.k8s.io"
+API_EXTENSIONS = ("api-extensions",)
 
 
 class RuleWithOperations(K8sModel):
@@ -102,6 +105,8 @@ class MutatingWebhook(ValidatingWebhook):
 class ValidatingWebhookConfiguration(TypeMeta):
     """Validating webhooks that accept or reject objects without changing them."""
 
+    kinds = (Served(GROUP, "v1", "validatingwebhookconfigurations", False, categories=API_EXTENSIONS),)
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     webhooks: list[ValidatingWebhook] | None = None
@@ -110,6 +115,8 @@ class ValidatingWebhookConfiguration(TypeMeta):
 
 class MutatingWebhookConfiguration(TypeMeta):
     """Mutating webhooks that may accept, reject or change objects."""
+
+    kinds = (Served(GROUP, "v1", "mutatingwebhookconfigurations", False, categories=API_EXTENSIONS),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

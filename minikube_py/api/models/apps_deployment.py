@@ -7,6 +7,7 @@ from typing import Annotated
 from minikube_py.api.models.base import Int32, Int64, IntOrString, K8sModel, OneOf, Time
 from minikube_py.api.models.core_pod import PodTemplateSpec
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.scheme import ALL_CATEGORY, SCALE, STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.apps.v1"
 
@@ -102,6 +103,10 @@ class DeploymentStatus(K8sModel):
 class Deployment(TypeMeta):
     """Declarative updates for pods and ReplicaSets."""
 
+    kinds = (
+        Served("apps", "v1", "deployments", True, ("deploy",), ALL_CATEGORY, subresources=(STATUS, SCALE)),
+    )
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     spec: DeploymentSpec | None = None
@@ -165,6 +170,8 @@ class ReplicaSetStatus(K8sModel):
 
 class ReplicaSet(TypeMeta):
     """Ensures that a specified number of pod replicas are running at any given time."""
+
+    kinds = (Served("apps", "v1", "replicasets", True, ("rs",), ALL_CATEGORY, subresources=(STATUS, SCALE)),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata; its labels may differ from the pod template's."""

@@ -8,6 +8,7 @@ from minikube_py.api.models.base import Int32, Int64, IntOrString, K8sModel, One
 from minikube_py.api.models.core_claim import PersistentVolumeClaim
 from minikube_py.api.models.core_pod import PodTemplateSpec
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.scheme import ALL_CATEGORY, SCALE, STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.apps.v1"
 
@@ -100,6 +101,8 @@ class DaemonSetStatus(K8sModel):
 
 class DaemonSet(TypeMeta):
     """Runs a copy of a pod on every eligible node."""
+
+    kinds = (Served("apps", "v1", "daemonsets", True, ("ds",), ALL_CATEGORY, subresources=(STATUS,)),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
@@ -220,6 +223,10 @@ class StatefulSetStatus(K8sModel):
 
 class StatefulSet(TypeMeta):
     """A set of pods with consistent identities: stable network names and storage."""
+
+    kinds = (
+        Served("apps", "v1", "statefulsets", True, ("sts",), ALL_CATEGORY, subresources=(STATUS, SCALE)),
+    )
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import Int64, K8sModel, Time
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import CREATE_ONLY, Kind, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.authentication.v1"
+GROUP = "authentication.k8s.io"
 
 
 class UserInfo(K8sModel):
@@ -52,6 +54,8 @@ class TokenReviewStatus(K8sModel):
 class TokenReview(TypeMeta):
     """Whose token is this? (The answer may be cached by webhook token authenticators.)"""
 
+    kinds = (Served(GROUP, "v1", "tokenreviews", False, verbs=CREATE_ONLY),)
+
     required_fields = ("spec",)
 
     metadata: ObjectMeta | None = None
@@ -71,6 +75,11 @@ class SelfSubjectReviewStatus(K8sModel):
 
 class SelfSubjectReview(TypeMeta):
     """Who am I? The server answers with the user it authenticated the request as."""
+
+    kinds = (
+        Served(GROUP, "v1", "selfsubjectreviews", False, verbs=CREATE_ONLY),
+        Served(GROUP, "v1beta1", "selfsubjectreviews", False, verbs=CREATE_ONLY),
+    )
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
@@ -118,6 +127,8 @@ class TokenRequestStatus(K8sModel):
 class TokenRequest(TypeMeta):
     """A token for a service account; created by POSTing to
     ``.../serviceaccounts/<name>/token``."""
+
+    kinds = (Kind("authentication.k8s.io/v1"),)
 
     required_fields = ("spec",)
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import CREATE_ONLY, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.authorization.v1"
+GROUP = "authorization.k8s.io"
 
 
 class FieldSelectorAttributes(K8sModel):
@@ -80,6 +82,8 @@ class SubjectAccessReviewStatus(K8sModel):
 class SubjectAccessReview(TypeMeta):
     """May this user do this?"""
 
+    kinds = (Served(GROUP, "v1", "subjectaccessreviews", False, verbs=CREATE_ONLY),)
+
     required_fields = ("spec",)
 
     metadata: ObjectMeta | None = None
@@ -93,9 +97,13 @@ class SubjectAccessReview(TypeMeta):
 class SelfSubjectAccessReview(SubjectAccessReview):
     """May I do this?"""
 
+    kinds = (Served(GROUP, "v1", "selfsubjectaccessreviews", False, verbs=CREATE_ONLY),)
+
 
 class LocalSubjectAccessReview(SubjectAccessReview):
     """May this user do this in this namespace?"""
+
+    kinds = (Served(GROUP, "v1", "localsubjectaccessreviews", True, verbs=CREATE_ONLY),)
 
 
 class SelfSubjectRulesReviewSpec(K8sModel):
@@ -148,6 +156,8 @@ class SubjectRulesReviewStatus(K8sModel):
 
 class SelfSubjectRulesReview(TypeMeta):
     """What may I do in this namespace?"""
+
+    kinds = (Served(GROUP, "v1", "selfsubjectrulesreviews", False, verbs=CREATE_ONLY),)
 
     required_fields = ("spec",)
 

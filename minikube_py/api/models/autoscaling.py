@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import Int32, K8sModel
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Kind
 
 OPENAPI_PACKAGE = "io.k8s.api.autoscaling.v1"
 
@@ -28,6 +29,8 @@ class ScaleStatus(K8sModel):
 
 class Scale(TypeMeta):
     """A scaling request for a resource."""
+
+    kinds = (Kind("autoscaling/v1"),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata; its name and namespace are those of the scaled object."""

@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from minikube_py.api.quantity import QuantityError, parse_quantity
+from minikube_py.api.scheme import Declaration
 
 # Words upstream spells in capitals when they are not the first word of a JSON name.
 _ACRONYMS = {
@@ -49,6 +50,11 @@ class K8sModel(BaseModel):
 
     ``required_fields`` lists the JSON names upstream marks required; it only feeds the OpenAPI
     ``required`` list (loading never insists on them).
+
+    ``kinds`` is the declaration of a top-level model (a kind): each ``Served`` entry is a REST
+    resource of that kind, each ``Kind`` entry an (apiVersion, kind) with no resource of its own.
+    The scheme and ``MODELS`` are built from these (``registry``); only the class that writes
+    ``kinds`` itself declares, a subclass inherits no declaration.
     """
 
     model_config = ConfigDict(
@@ -59,6 +65,7 @@ class K8sModel(BaseModel):
     )
 
     required_fields: ClassVar[tuple[str, ...]] = ()
+    kinds: ClassVar[tuple[Declaration, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The object as upstream JSON: aliases, and only the fields that were set."""

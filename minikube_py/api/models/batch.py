@@ -8,6 +8,7 @@ from minikube_py.api.models.base import Int32, Int64, K8sModel, OneOf, Time
 from minikube_py.api.models.core_pod import PodTemplateSpec
 from minikube_py.api.models.core_refs import ObjectReference
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.scheme import ALL_CATEGORY, STATUS, Kind, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.batch.v1"
 
@@ -173,6 +174,8 @@ class JobStatus(K8sModel):
 class Job(TypeMeta):
     """A single job: pods that run to completion."""
 
+    kinds = (Served("batch", "v1", "jobs", True, categories=ALL_CATEGORY, subresources=(STATUS,)),)
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     spec: JobSpec | None = None
@@ -226,6 +229,8 @@ class CronJobStatus(K8sModel):
 
 class CronJob(TypeMeta):
     """Runs a job on a schedule."""
+
+    kinds = (Kind("batch/v1"),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import Int32, K8sModel, MicroTime
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.coordination.v1"
 
@@ -29,6 +30,8 @@ class LeaseSpec(K8sModel):
 
 class Lease(TypeMeta):
     """A lease held by one holder at a time."""
+
+    kinds = (Served("coordination.k8s.io", "v1", "leases", True),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

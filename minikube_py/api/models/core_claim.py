@@ -6,6 +6,7 @@ from __future__ import annotations
 from minikube_py.api.models.base import K8sModel, RawObject, ResourceList
 from minikube_py.api.models.core_refs import TypedLocalObjectReference, TypedObjectReference
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Kind
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -66,6 +67,8 @@ class PersistentVolumeClaimStatus(K8sModel):
 
 class PersistentVolumeClaim(TypeMeta):
     """A user's request for and claim to a persistent volume."""
+
+    kinds = (Kind("v1"),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

@@ -7,6 +7,7 @@ from pydantic import Field
 from minikube_py.api.models.base import Int32, Int64, K8sModel, ResourceList, Time
 from minikube_py.api.models.core_scheduling import TaintEffect
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -255,6 +256,8 @@ class NodeStatus(K8sModel):
 
 class Node(TypeMeta):
     """A worker node. Each node has a unique identifier in the cache (etcd)."""
+
+    kinds = (Served("", "v1", "nodes", False, ("no",), subresources=(STATUS,)),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

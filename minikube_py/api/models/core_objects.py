@@ -6,8 +6,11 @@ from __future__ import annotations
 from minikube_py.api.models.base import Bytes, Int32, K8sModel, MicroTime, ResourceList, StrMap, Time
 from minikube_py.api.models.core_refs import LocalObjectReference, ObjectReference
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import NO_COLLECTION, STATUS, Served, Subresource
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
+FINALIZE = Subresource("finalize", "", ("update",))
+TOKEN = Subresource("token", "TokenRequest", ("create",), "authentication.k8s.io", "v1")
 
 
 class NamespaceSpec(K8sModel):
@@ -46,6 +49,10 @@ class NamespaceStatus(K8sModel):
 class Namespace(TypeMeta):
     """A scope for names. Each namespace has its own set of named objects."""
 
+    kinds = (
+        Served("", "v1", "namespaces", False, ("ns",), verbs=NO_COLLECTION, subresources=(FINALIZE, STATUS)),
+    )
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     spec: NamespaceSpec | None = None
@@ -56,6 +63,8 @@ class Namespace(TypeMeta):
 
 class ConfigMap(TypeMeta):
     """Configuration data for pods to consume."""
+
+    kinds = (Served("", "v1", "configmaps", True, ("cm",)),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
@@ -70,6 +79,8 @@ class ConfigMap(TypeMeta):
 
 class Secret(TypeMeta):
     """Secret data of a certain type, at most 1MB in total."""
+
+    kinds = (Served("", "v1", "secrets", True),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
@@ -86,6 +97,8 @@ class Secret(TypeMeta):
 
 class ServiceAccount(TypeMeta):
     """An identity for processes that run in a pod, plus the secrets it may use."""
+
+    kinds = (Served("", "v1", "serviceaccounts", True, ("sa",), subresources=(TOKEN,)),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
@@ -117,6 +130,8 @@ class EventSeries(K8sModel):
 
 class Event(TypeMeta):
     """A report of an event somewhere in the cluster (the legacy core/v1 form)."""
+
+    kinds = (Served("", "v1", "events", True, ("ev",)),)
 
     required_fields = ("metadata", "involvedObject")
 
@@ -184,6 +199,8 @@ class LimitRangeSpec(K8sModel):
 class LimitRange(TypeMeta):
     """Resource consumption limits per kind of resource in a namespace."""
 
+    kinds = (Served("", "v1", "limitranges", True, ("limits",)),)
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     spec: LimitRangeSpec | None = None
@@ -233,6 +250,8 @@ class ResourceQuotaStatus(K8sModel):
 
 class ResourceQuota(TypeMeta):
     """Aggregate quota restrictions enforced per namespace."""
+
+    kinds = (Served("", "v1", "resourcequotas", True, ("quota",), subresources=(STATUS,)),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

@@ -22,8 +22,19 @@ from minikube_py.api.models.core_scheduling import (
 from minikube_py.api.models.core_security import PodSecurityContext
 from minikube_py.api.models.core_volume import Volume
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import ALL_CATEGORY, STATUS, Kind, Served, Subresource
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
+POD_SUBRESOURCES = (
+    STATUS,
+    Subresource("binding", "Binding", ("create",)),
+    Subresource("eviction", "Eviction", ("create",), "policy", "v1"),
+    Subresource("log", "Pod", ("get",)),
+    Subresource("exec", "PodExecOptions", ("create", "get")),
+    Subresource("attach", "PodAttachOptions", ("create", "get")),
+    Subresource("portforward", "PodPortForwardOptions", ("create", "get")),
+    Subresource("ephemeralcontainers", "Pod", ("get", "patch", "update")),
+)
 
 RestartPolicy = Annotated[str, OneOf("Always", "Never", "OnFailure")]
 DNSPolicy = Annotated[str, OneOf("ClusterFirst", "ClusterFirstWithHostNet", "Default", "None")]
@@ -134,6 +145,8 @@ class Pod(TypeMeta):
     """A collection of containers that run together on a host, created by clients and scheduled
     onto hosts."""
 
+    kinds = (Served("", "v1", "pods", True, ("po",), ALL_CATEGORY, subresources=POD_SUBRESOURCES),)
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     spec: PodSpec | None = None
@@ -144,6 +157,8 @@ class Pod(TypeMeta):
 
 class Binding(TypeMeta):
     """Binds one object to another, such as a pod to the node the scheduler picked."""
+
+    kinds = (Kind("v1"),)
 
     required_fields = ("target",)
 

@@ -8,6 +8,7 @@ from minikube_py.api.models.base import Int32, IntOrString, K8sModel, OneOf, Str
 from minikube_py.api.models.core_container import Protocol
 from minikube_py.api.models.core_refs import ObjectReference
 from minikube_py.api.models.meta import Condition, ObjectMeta, TypeMeta
+from minikube_py.api.scheme import ALL_CATEGORY, STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -142,6 +143,8 @@ class Service(TypeMeta):
     """A named abstraction of software service: a local port (such as 3306) a proxy listens on,
     and the selector of the pods that answer requests sent through it."""
 
+    kinds = (Served("", "v1", "services", True, ("svc",), ALL_CATEGORY, subresources=(STATUS,)),)
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     spec: ServiceSpec | None = None
@@ -193,6 +196,8 @@ class EndpointSubset(K8sModel):
 
 class Endpoints(TypeMeta):
     """The endpoints that implement a service (superseded by EndpointSlice)."""
+
+    kinds = (Served("", "v1", "endpoints", True, ("ep",), singular="endpoints"),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

@@ -8,6 +8,7 @@ from minikube_py.api.models.base import Int32, K8sModel, OneOf, StrMap
 from minikube_py.api.models.core_container import Protocol
 from minikube_py.api.models.core_refs import ObjectReference
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.discovery.v1"
 
@@ -88,6 +89,8 @@ class EndpointPort(K8sModel):
 
 class EndpointSlice(TypeMeta):
     """A subset of the endpoints that implement a service."""
+
+    kinds = (Served("discovery.k8s.io", "v1", "endpointslices", True),)
 
     required_fields = ("addressType", "endpoints")
 

@@ -6,6 +6,7 @@ from minikube_py.api.models.base import Int32, K8sModel, MicroTime, Time
 from minikube_py.api.models.core_objects import EventSource
 from minikube_py.api.models.core_refs import ObjectReference
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.events.v1"
 
@@ -23,6 +24,8 @@ class EventSeries(K8sModel):
 
 class Event(TypeMeta):
     """A report of an event somewhere in the cluster, about one object (``regarding``)."""
+
+    kinds = (Served("events.k8s.io", "v1", "events", True, ("ev",)),)
 
     required_fields = ("eventTime",)
 

@@ -13,6 +13,7 @@ from minikube_py.api.models.base import (
     StrMap,
     Time,
 )
+from minikube_py.api.scheme import Kind
 
 OPENAPI_PACKAGE = META
 
@@ -180,6 +181,8 @@ class Preconditions(K8sModel):
 class DeleteOptions(TypeMeta):
     """Options for a delete request."""
 
+    kinds = (Kind("meta.k8s.io/v1"),)
+
     grace_period_seconds: Int64 | None = None
     """Seconds before the object is deleted; zero means immediately."""
     preconditions: Preconditions | None = None
@@ -226,6 +229,8 @@ class StatusDetails(K8sModel):
 
 class Status(TypeMeta):
     """The result of an operation that does not return another object."""
+
+    kinds = (Kind("v1"),)
 
     metadata: ListMeta | None = None
     """Standard list metadata."""

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import K8sModel, ResourceList, Time
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.metrics.pkg.apis.metrics.v1beta1"
+READ_ONLY = ("get", "list")  # computed from the node agents on every request, stored nowhere
 
 
 class NodeMetrics(TypeMeta):
     """Resource usage of a node."""
+
+    kinds = (Served("metrics.k8s.io", "v1beta1", "nodes", False, verbs=READ_ONLY),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata (the node's name and labels)."""
@@ -33,6 +37,8 @@ class ContainerMetrics(K8sModel):
 
 class PodMetrics(TypeMeta):
     """Resource usage of a pod's containers."""
+
+    kinds = (Served("metrics.k8s.io", "v1beta1", "pods", True, verbs=READ_ONLY),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata (the pod's name, namespace and labels)."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.rbac.v1"
+GROUP = "rbac.authorization.k8s.io"
 
 
 class PolicyRule(K8sModel):
@@ -36,6 +38,8 @@ class AggregationRule(K8sModel):
 class Role(TypeMeta):
     """A namespaced set of policy rules, referenced by a RoleBinding."""
 
+    kinds = (Served(GROUP, "v1", "roles", True),)
+
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
     rules: list[PolicyRule] | None = None
@@ -44,6 +48,8 @@ class Role(TypeMeta):
 
 class ClusterRole(TypeMeta):
     """A cluster-wide set of policy rules, referenced by a RoleBinding or ClusterRoleBinding."""
+
+    kinds = (Served(GROUP, "v1", "clusterroles", False),)
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
@@ -85,6 +91,8 @@ class RoleRef(K8sModel):
 class RoleBinding(TypeMeta):
     """Grants the permissions of a Role or ClusterRole to subjects within one namespace."""
 
+    kinds = (Served(GROUP, "v1", "rolebindings", True),)
+
     required_fields = ("roleRef",)
 
     metadata: ObjectMeta | None = None
@@ -97,6 +105,8 @@ class RoleBinding(TypeMeta):
 
 class ClusterRoleBinding(TypeMeta):
     """Grants the permissions of a ClusterRole to subjects cluster-wide."""
+
+    kinds = (Served(GROUP, "v1", "clusterrolebindings", False),)
 
     required_fields = ("roleRef",)
 

@@ -1,91 +1,136 @@
-"""``MODELS``: the model of every built-in kind, by (apiVersion, kind)."""
+"""The built-in kinds, found by walking the model modules: ``MODELS`` (the model of every kind by
+(apiVersion, kind)) and the served resource types the scheme is built from.
+
+A kind is declared once, on its model (``kinds = (Served(...),)`` or ``(Kind(...),)``, see
+``minikube_py.api.scheme``); nothing here lists kinds. Every module of this package is imported
+on first use (not when this module is imported, so ``minikube_py.api.builtin`` stays cheap to
+import), and the declarations are checked: two models may not declare one kind, and a served
+kind's resource may not be declared twice.
+"""
 
 from __future__ import annotations
 
-from minikube_py.api.models import (
-    admissionregistration,
-    apps_deployment,
-    apps_sets,
-    authentication,
-    authorization,
-    autoscaling,
-    batch,
-    coordination,
-    core_claim,
-    core_node,
-    core_objects,
-    core_pod,
-    core_service,
-    discovery,
-    events,
-    meta,
-    metrics,
-    policy,
-    rbac,
-    scheduling,
-)
-from minikube_py.api.models.base import K8sModel
+import functools
+import importlib
+import pkgutil
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from types import ModuleType
 
-MODELS: dict[tuple[str, str], type[K8sModel]] = {
-    ("v1", "Namespace"): core_objects.Namespace,
-    ("v1", "ConfigMap"): core_objects.ConfigMap,
-    ("v1", "Secret"): core_objects.Secret,
-    ("v1", "ServiceAccount"): core_objects.ServiceAccount,
-    ("v1", "Event"): core_objects.Event,
-    ("v1", "LimitRange"): core_objects.LimitRange,
-    ("v1", "ResourceQuota"): core_objects.ResourceQuota,
-    ("v1", "Pod"): core_pod.Pod,
-    ("v1", "Binding"): core_pod.Binding,
-    ("v1", "Node"): core_node.Node,
-    ("v1", "Service"): core_service.Service,
-    ("v1", "Endpoints"): core_service.Endpoints,
-    ("v1", "PersistentVolumeClaim"): core_claim.PersistentVolumeClaim,
-    ("v1", "Status"): meta.Status,
-    ("meta.k8s.io/v1", "DeleteOptions"): meta.DeleteOptions,
-    ("apps/v1", "Deployment"): apps_deployment.Deployment,
-    ("apps/v1", "ReplicaSet"): apps_deployment.ReplicaSet,
-    ("apps/v1", "DaemonSet"): apps_sets.DaemonSet,
-    ("apps/v1", "StatefulSet"): apps_sets.StatefulSet,
-    ("batch/v1", "Job"): batch.Job,
-    ("batch/v1", "CronJob"): batch.CronJob,
-    ("coordination.k8s.io/v1", "Lease"): coordination.Lease,
-    ("discovery.k8s.io/v1", "EndpointSlice"): discovery.EndpointSlice,
-    ("events.k8s.io/v1", "Event"): events.Event,
-    ("scheduling.k8s.io/v1", "PriorityClass"): scheduling.PriorityClass,
-    ("rbac.authorization.k8s.io/v1", "Role"): rbac.Role,
-    ("rbac.authorization.k8s.io/v1", "ClusterRole"): rbac.ClusterRole,
-    ("rbac.authorization.k8s.io/v1", "RoleBinding"): rbac.RoleBinding,
-    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): rbac.ClusterRoleBinding,
-    ("policy/v1", "Eviction"): policy.Eviction,
-    ("metrics.k8s.io/v1beta1", "NodeMetrics"): metrics.NodeMetrics,
-    ("metrics.k8s.io/v1beta1", "PodMetrics"): metrics.PodMetrics,
-    ("autoscaling/v1", "Scale"): autoscaling.Scale,
-    ("authentication.k8s.io/v1", "TokenReview"): authentication.TokenReview,
-    ("authentication.k8s.io/v1", "SelfSubjectReview"): authentication.SelfSubjectReview,
-    ("authentication.k8s.io/v1beta1", "SelfSubjectReview"): authentication.SelfSubjectReview,
-    ("authentication.k8s.io/v1", "TokenRequest"): authentication.TokenRequest,
-    ("authorization.k8s.io/v1", "SubjectAccessReview"): authorization.SubjectAccessReview,
-    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): authorization.SelfSubjectAccessReview,
-    ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): authorization.LocalSubjectAccessReview,
-    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): authorization.SelfSubjectRulesReview,
-    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"): (
-        admissionregistration.MutatingWebhookConfiguration
-    ),
-    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"): (
-        admissionregistration.ValidatingWebhookConfiguration
-    ),
-}
+from minikube_py.api.models.base import K8sModel
+from minikube_py.api.scheme import Kind, ResourceType, Served, served_order
+
+PACKAGE = "minikube_py.api.models"
+
+
+class KindDeclarationError(Exception):
+    """The model modules declare a kind twice or in a shape the registry cannot read."""
+
+
+def model_modules(package: str = PACKAGE) -> list[ModuleType]:
+    """Every module of ``package``, imported, in name order."""
+    root = importlib.import_module(package)
+    return [importlib.import_module(f"{package}.{info.name}") for info in pkgutil.iter_modules(root.__path__)]
+
+
+def declaring_models(modules: Iterable[ModuleType]) -> Iterator[type[K8sModel]]:
+    """The models defined in ``modules`` (not imported into them) that write ``kinds`` themselves."""
+    for module in modules:
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, K8sModel)
+                and value.__module__ == module.__name__
+                and "kinds" in vars(value)
+            ):
+                yield value
+
+
+@dataclass(frozen=True, slots=True)
+class KindRegistry:
+    """``models``: by (apiVersion, kind); ``served``: resource types in discovery order."""
+
+    models: Mapping[tuple[str, str], type[K8sModel]]
+    served: tuple[ResourceType, ...]
+
+    @classmethod
+    def from_modules(cls, modules: Iterable[ModuleType]) -> KindRegistry:
+        models: dict[tuple[str, str], type[K8sModel]] = {}
+        served: dict[tuple[str, str, str], tuple[ResourceType, type[K8sModel]]] = {}
+        for model in declaring_models(modules):
+            for declaration in _declarations(model):
+                kind = declaration.kind or model.__name__
+                key = (declaration.api_version, kind)
+                if key in models and models[key] is not model:
+                    raise KindDeclarationError(
+                        f"{declaration.api_version} {kind} is declared by two models: "
+                        f"{_name(models[key])} and {_name(model)}"
+                    )
+                models[key] = model
+                if isinstance(declaration, Served):
+                    _add_served(served, declaration.resource_type(model.__name__), model)
+        ordered = sorted((rt for rt, _ in served.values()), key=served_order)
+        return cls(models, tuple(ordered))
+
+
+def _declarations(model: type[K8sModel]) -> tuple[Served | Kind, ...]:
+    declared = vars(model)["kinds"]
+    if not isinstance(declared, tuple) or not all(isinstance(d, Served | Kind) for d in declared):
+        raise KindDeclarationError(
+            f"{_name(model)}.kinds must be a tuple of Served(...) and Kind(...), not {declared!r}"
+        )
+    return declared
+
+
+def _add_served(
+    served: dict[tuple[str, str, str], tuple[ResourceType, type[K8sModel]]],
+    rt: ResourceType,
+    model: type[K8sModel],
+) -> None:
+    key = (rt.group, rt.version, rt.resource)
+    if key in served:
+        raise KindDeclarationError(
+            f"resource {rt.resource} in {rt.api_version} is declared by {_name(served[key][1])} "
+            f"and {_name(model)}"
+        )
+    served[key] = (rt, model)
+
+
+def _name(model: type[K8sModel]) -> str:
+    return f"{model.__module__}.{model.__name__}"
+
+
+@functools.cache
+def builtin_kinds() -> KindRegistry:
+    """The kinds declared by this package's model modules (walked once, on first use)."""
+    return KindRegistry.from_modules(model_modules())
+
+
+class _Models(Mapping[tuple[str, str], type[K8sModel]]):
+    """``MODELS`` as a mapping that walks the model modules on first access."""
+
+    def __getitem__(self, key: tuple[str, str]) -> type[K8sModel]:
+        return builtin_kinds().models[key]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(builtin_kinds().models)
+
+    def __len__(self) -> int:
+        return len(builtin_kinds().models)
+
+
+MODELS: Mapping[tuple[str, str], type[K8sModel]] = _Models()
 
 
 def model_for(api_version: str, kind: str) -> type[K8sModel] | None:
     """The model of ``kind`` in ``api_version``, or None for kinds without one."""
-    return MODELS.get((api_version, kind))
+    return builtin_kinds().models.get((api_version, kind))
 
 
 def group_version_kinds(model: type[K8sModel]) -> list[tuple[str, str, str]]:
     """Every (group, version, kind) ``model`` is registered under."""
     out = []
-    for (api_version, kind), registered in MODELS.items():
+    for (api_version, kind), registered in builtin_kinds().models.items():
         if registered is model:
             group, _, version = api_version.rpartition("/")
             out.append((group, version, kind))

@@ -6,12 +6,15 @@ from typing import Annotated
 
 from minikube_py.api.models.base import Int32, OneOf
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.scheduling.v1"
 
 
 class PriorityClass(TypeMeta):
     """Maps a priority class name to the integer priority pods of that class get."""
+
+    kinds = (Served("scheduling.k8s.io", "v1", "priorityclasses", False, ("pc",)),)
 
     required_fields = ("value",)
 
