@@ -1,7 +1,7 @@
 """``SecurityConfig``: how the apiserver's gates are assembled (upstream's authentication,
 authorization, admission, audit and flow-control options).
 
-Each gate owns its fields, filled by the CLI (``minikube_py.cli``) from flags and the data
+Each gate owns its fields, filled by ``apiserver.options`` from flags and the data
 dir. A field left at its default leaves that gate open (allow, no audit, no limits), which is
 what in-process tests of unrelated features use; ``up`` configures every gate.
 """

@@ -75,14 +75,14 @@ GET_GOAL, CREATE_GOAL, LIST_GOAL = 0.6, 0.5, 1.5
 # accepted sockets inherit on Linux. Not a fix; shows the figures past the missing NODELAY.
 NODELAY_LAUNCHER = """
 import socket, sys
-import minikube_py.cli.up as up
+import apiserver.app as app
 from minikube_py.cli.main import main
-listen = up.listen
+listen = app.listen
 def nodelay_listen(host, port):
     sock = listen(host, port)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
-up.listen = nodelay_listen
+app.listen = nodelay_listen
 sys.exit(main())
 """
 

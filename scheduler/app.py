@@ -6,29 +6,29 @@ one framework per profile over the in-tree plugins, informers, leader election o
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from minikube_py.cache.factory import SharedInformerFactory
-from minikube_py.client.config import ClientConfig
+from minikube_py.client.config import ClientConfig, load_kubeconfig
 from minikube_py.client.interfaces import Client
 from minikube_py.client.rest import RESTClient
 from minikube_py.clock import Clock, RealClock
 from minikube_py.events import EventRecorder, Recorder
 from minikube_py.healthserver import serve_health
-from minikube_py.leaderelection import default_identity, run_leader_elected
+from minikube_py.leaderelection import run_leader_elected
 from scheduler.backend.cache import Snapshot
-from scheduler.framework.config import Profile, default_profile, load_config
+from scheduler.framework.config import ConfigError, Profile, default_profile, load_config
 from scheduler.framework.interface import Handle
 from scheduler.framework.registry import Registry
 from scheduler.framework.runtime import Framework
+from scheduler.options import SchedulerOptions, add_flags, add_up_flags, scheduler_options
 from scheduler.plugins.registry import in_tree_registry
 from scheduler.scheduler import Scheduler
 
@@ -36,19 +36,6 @@ LEASE_NAMESPACE = "kube-system"
 LEASE_NAME = "kube-scheduler"
 LOOPBACK = "127.0.0.1"
 COMPONENT = "default-scheduler"
-
-
-@dataclass(frozen=True)
-class SchedulerOptions:
-    """``config``: a KubeSchedulerConfiguration file (None: upstream's default profile);
-    ``health_port`` None serves no endpoint (0: a free port); ``qps``/``burst`` pace the client."""
-
-    config: Path | None = None
-    leader_elect: bool = True
-    health_port: int | None = None
-    qps: float = 1000.0
-    burst: int = 2000
-    identity: str = field(default_factory=default_identity)
 
 
 def build_scheduler(
@@ -129,3 +116,35 @@ def _debug_endpoint(current: list[Scheduler]) -> Callable[[Request], Awaitable[R
         return JSONResponse(found)
 
     return explain
+
+
+# the façade, what the command line calls (nothing inside ``scheduler`` imports it):
+# ``minikube-py scheduler`` and the scheduler of ``up``
+__all__ = [
+    "CONFIG_ERRORS",
+    "SchedulerOptions",
+    "add_flags",
+    "add_up_flags",
+    "build_scheduler",
+    "run_command",
+    "run_scheduler",
+    "up_options",
+]
+
+# errors of bad input, reported as one line (exit 2) without a traceback
+CONFIG_ERRORS: tuple[type[Exception], ...] = (ConfigError,)
+
+
+def up_options(args: argparse.Namespace) -> SchedulerOptions:
+    """The options of ``up``'s scheduler (``--scheduler-secure-port``, default none)."""
+    port = args.scheduler_secure_port
+    return scheduler_options(args, health_port=None if port < 0 else port)
+
+
+async def run_command(args: argparse.Namespace) -> None:
+    """``minikube-py scheduler``: a bad ``--config`` is a one-line error before connecting."""
+    if args.scheduler_config:
+        load_config(args.scheduler_config, known_plugins=in_tree_registry())
+    config = load_kubeconfig(args.kubeconfig)
+    port = None if args.secure_port < 0 else args.secure_port
+    await run_scheduler(config, scheduler_options(args, port, args.leader_elect))

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 
-from minikube_py.cli.datadir import admin_server
+from minikube_py.datadir import DEFAULT_DATA_DIR, admin_server
 from minikube_py.kubeconfig import render_kubeconfig
 from minikube_py.pki import CertKeyPair, issue_client_certificate, load_certificate_authority, write_file
-
-DEFAULT_DATA_DIR = Path("~/.minikube-py")
 
 
 def write_user_kubeconfig(data_dir: Path, user: str, groups: list[str], out: Path) -> None:
@@ -34,12 +31,8 @@ def write_user_kubeconfig(data_dir: Path, user: str, groups: list[str], out: Pat
     write_file(out, content.encode())
 
 
-def add_parser(subcommands: Any) -> None:
-    parser: argparse.ArgumentParser = subcommands.add_parser(
-        "kubeconfig",
-        help="write a kubeconfig for a user, with a client certificate from the cluster CA",
-        description="Mint a client certificate (CN=user, O=groups) and write a kubeconfig for it.",
-    )
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """The ``kubeconfig`` command's flags."""
     parser.add_argument("--user", required=True, metavar="NAME", help="user name (certificate CN)")
     parser.add_argument(
         "--group", action="append", default=[], metavar="G", help="a group (certificate O); repeatable"

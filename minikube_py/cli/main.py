@@ -1,9 +1,10 @@
 """The ``minikube-py`` entry point.
 
-Parses arguments, configures logging (one line per event, component name first), runs one
-subcommand on a uvloop event loop until it returns or SIGINT/SIGTERM cancels it (exit 0), and
-reports configuration
-errors as one line, ``minikube-py: error: <message>``, with exit code 2 and no traceback.
+Parses the top-level command (its flags come from the command's façade, imported only when it
+is chosen: ``minikube_py.cli.commands``), configures logging (one line per event, component
+name first), runs one subcommand on a uvloop event loop until it returns or SIGINT/SIGTERM
+cancels it (exit 0), and reports configuration errors as one line, ``minikube-py: error:
+<message>``, with exit code 2 and no traceback.
 """
 
 from __future__ import annotations
@@ -14,67 +15,51 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, NoReturn
 
-import uvloop
-
-from apiserver.authn.config import AuthenticationConfigError
-from apiserver.server import ServeError
-from apiserver.storage.errors import StoreConfigError
-from controllers.manager.registry import UnknownControllerError
-from minikube_py.cli import (
-    apiserver,
-    controller_manager,
-    kubeconfig_cmd,
-    nodeagent_cmd,
-    scheduler_cmd,
-    token,
-    up,
-)
-from minikube_py.cli.datadir import ClusterAccessError
-from minikube_py.kubeconfig import KubeconfigError
-from minikube_py.pki import PKIError
-from scheduler.framework.config import ConfigError as SchedulerConfigError
+from minikube_py.cli.commands import COMMANDS
 
 PROG = "minikube-py"
 EXIT_CONFIG_ERROR = 2
-CONFIG_ERRORS: tuple[type[Exception], ...] = (
-    StoreConfigError,
-    PKIError,
-    ServeError,
-    up.DataDirError,
-    ClusterAccessError,
-    AuthenticationConfigError,
-    KubeconfigError,
-    UnknownControllerError,
-    SchedulerConfigError,
-)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging()
+    import uvloop  # here, not at the top: ``--help`` and usage errors need no event loop
+
     try:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             runner.run(run_until_signalled(args.run(args)))
-    except CONFIG_ERRORS as err:
+    except config_errors(args) as err:
         fail(str(err))
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line; each subcommand's flags are added when it is parsed."""
     parser = _Parser(prog=PROG, description="A miniature but real Kubernetes control plane.")
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    up.add_parser(subcommands)
-    apiserver.add_parser(subcommands)
-    controller_manager.add_parser(subcommands)
-    scheduler_cmd.add_parser(subcommands)
-    nodeagent_cmd.add_parser(subcommands)
-    kubeconfig_cmd.add_parser(subcommands)
-    token.add_parser(subcommands)
+    subcommands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=_CommandParser
+    )
+    for command in COMMANDS:
+        subcommands.add_parser(
+            command.name, help=command.help, description=command.description, configure=command.configure
+        )
     return parser
+
+
+def config_errors(args: argparse.Namespace) -> tuple[type[Exception], ...]:
+    """The errors of bad input, reported as one line: the shared library's and those of the
+    command's components (its façades', set with its flags)."""
+    from minikube_py.datadir import ClusterAccessError, DataDirError
+    from minikube_py.kubeconfig import KubeconfigError
+    from minikube_py.pki import PKIError
+
+    own: tuple[type[Exception], ...] = (PKIError, DataDirError, ClusterAccessError, KubeconfigError)
+    return own + tuple(getattr(args, "config_errors", ()))
 
 
 async def run_until_signalled(command: Coroutine[Any, Any, None]) -> None:
@@ -127,6 +112,36 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         fail(message)
+
+
+class _CommandParser(_Parser):
+    """A subcommand's parser, whose flags ``configure`` adds on first use (parsing, help,
+    usage), so that choosing one command imports only what that command needs."""
+
+    def __init__(
+        self, *args: Any, configure: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs: Any
+    ):
+        super().__init__(*args, **kwargs)
+        self._configure = configure
+
+    def _configured(self) -> None:
+        configure, self._configure = self._configure, None
+        if configure is not None:
+            configure(self)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._configured()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._configured()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._configured()
+        return super().format_help()
 
 
 class _EventFormatter(logging.Formatter):

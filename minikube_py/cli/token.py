@@ -15,10 +15,9 @@ from typing import Any
 
 import httpx
 
-from minikube_py.cli.datadir import ClusterAccessError, admin_server
-from minikube_py.cli.durations import parse_duration
+from minikube_py.datadir import DEFAULT_DATA_DIR, ClusterAccessError, admin_server
+from minikube_py.flags import parse_duration
 
-DEFAULT_DATA_DIR = Path("~/.minikube-py")
 DEFAULT_TTL = "24h0m0s"
 DEFAULT_GROUPS = "system:bootstrappers:kubeadm:default-node-token"
 ALPHABET = string.ascii_lowercase + string.digits
@@ -72,8 +71,8 @@ def create_token(data_dir: Path, ttl: timedelta, groups: str, description: str) 
     return f"{token_id}.{token_secret}"
 
 
-def add_parser(subcommands: Any) -> None:
-    parser: argparse.ArgumentParser = subcommands.add_parser("token", help="manage bootstrap tokens")
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """The ``token`` command's actions and their flags."""
     actions = parser.add_subparsers(dest="token_command", metavar="ACTION", required=True)
     create = actions.add_parser(
         "create", help="create a bootstrap token", description="Create a bootstrap token and print it."

@@ -1,49 +1,34 @@
 """``minikube-py up``: the whole cluster in one process, in the foreground.
 
-``up`` prepares the data directory, the cluster PKI and ``admin.kubeconfig``, merges a
-``minikube-py`` context into the user's kubeconfig (unless ``--no-kubeconfig-merge``), opens the
-store, runs the apiserver on ``https://127.0.0.1:PORT`` and, once it listens, the
-controller-manager and the scheduler (clients of it over HTTPS, each with its own identity).
-Node agents come later; their flags are already accepted.
+``up`` assembles the four components through their façades: it prepares the data directory,
+binds the apiserver (``apiserver.app``: port, then store), writes the cluster PKI and
+``admin.kubeconfig``, merges a ``minikube-py`` context into the user's kubeconfig (unless
+``--no-kubeconfig-merge``), serves the apiserver on ``https://127.0.0.1:PORT`` and, once it
+listens, runs its clients over HTTPS on loopback, each with its own identity: the
+controller-manager (``controllers.app``), the scheduler (``scheduler.app``) and the node
+agents (``nodeagent.app``).
+
+This module is imported only when ``up`` runs (or its help is asked for); the façades with it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
-import os
 import shlex
 from collections.abc import Coroutine
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from apiserver.audit.policy import Policy
-from apiserver.nodeproxy import NodeConnection
-from apiserver.server import listen, run_apiserver
-from apiserver.serving import ServingOptions
-from apiserver.storage.factory import default_store_url
-from controllers.manager.builtin import builtin_registry
-from controllers.manager.manager import ManagerOptions, run_controller_manager
-from minikube_py.cli.apiserver import (
-    DEFAULT_SECURE_PORT,
-    LOOPBACK,
-    STORE_HELP,
-    open_store,
-    port_number,
-)
-from minikube_py.cli.auditflags import add_up_audit_flag
-from minikube_py.cli.controller_manager import add_manager_flags, manager_options
-from minikube_py.cli.scheduler_cmd import add_up_scheduler_flags, scheduler_options
-from minikube_py.cli.security import up_security
-from minikube_py.cli.serving_flags import add_serving_flags, serving_from_args
+import apiserver.app
+import controllers.app
+import nodeagent.app
+import scheduler.app
 from minikube_py.client.config import load_kubeconfig
-from minikube_py.identities import (
-    ensure_component_identities,
-    ensure_fake_nodes_identity,
-    ensure_node_identity,
-)
+from minikube_py.datadir import DEFAULT_DATA_DIR, DataDirError, prepare_data_dir
+from minikube_py.identities import ensure_component_identities
 from minikube_py.kubeconfig import (
     ADMIN_KUBECONFIG,
     CONTEXT_NAME,
@@ -53,141 +38,80 @@ from minikube_py.kubeconfig import (
     write_client_kubeconfig,
 )
 from minikube_py.pki import ClusterPKI, ensure_cluster_pki, load_certificate_authority
-from nodeagent.agent import (
-    AgentOptions,
-    ServingTLS,
-    node_root,
-    process_pod_cidr,
-    run_node_agent,
-)
-from nodeagent.fakenodes import run_fake_nodes
-from scheduler.app import SchedulerOptions, run_scheduler
 
 logger = logging.getLogger("kubeconfig")
 
-DEFAULT_DATA_DIR = Path("~/.minikube-py")
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
-
-
-NODE_ADDRESS_TYPES = ("InternalIP", "ExternalIP", "Hostname")
 MAX_PROCESS_NODES = 254
 
+# errors of bad input, reported as one line (exit 2) without a traceback
+CONFIG_ERRORS: tuple[type[Exception], ...] = (
+    DataDirError,
+    *apiserver.app.CONFIG_ERRORS,
+    *controllers.app.CONFIG_ERRORS,
+    *scheduler.app.CONFIG_ERRORS,
+    *nodeagent.app.CONFIG_ERRORS,
+)
 
-class DataDirError(Exception):
-    """The data directory cannot be created or written. One-line message."""
+
+@dataclass(frozen=True)
+class Components:
+    """What ``up`` runs besides the apiserver: the controller-manager's and the scheduler's
+    options, ``nodes`` process-runtime node agents and ``fake_nodes`` simulated ones."""
+
+    manager: controllers.app.ManagerOptions = field(default_factory=controllers.app.ManagerOptions)
+    scheduling: scheduler.app.SchedulerOptions = field(default_factory=scheduler.app.SchedulerOptions)
+    nodes: int = 0
+    fake_nodes: int = 0
 
 
 async def up(
     *,
     data_dir: Path,
-    port: int,
-    store_url: str | None = None,
+    cluster: apiserver.app.ClusterOptions,
+    components: Components,
     kubeconfig_merge: bool = True,
-    audit_policy: Policy | None = None,
-    manager: ManagerOptions | None = None,
-    scheduling: SchedulerOptions | None = None,
-    nodes: int = 0,
-    fake_nodes: int = 0,
-    serving: ServingOptions | None = None,
 ) -> None:
-    """Run the cluster until cancelled. ``store_url`` None means sqlite in the data dir.
-    ``nodes`` process-runtime node agents and ``fake_nodes`` simulated ones run with it.
-    ``serving`` sets the apiserver's request timeouts (None: upstream's defaults).
-    ``kubeconfig_merge`` merges the ``minikube-py`` context into the user's kubeconfig; a
-    failure to do so is logged and does not stop the cluster.
+    """Run the cluster until cancelled. ``kubeconfig_merge`` merges the ``minikube-py`` context
+    into the user's kubeconfig; a failure to do so is logged and does not stop the cluster.
 
     Inputs are checked before anything is written or logged: the data dir, then the port,
     then the store. Raises ``DataDirError``, ``ServeError``, ``StoreConfigError`` or
     ``PKIError`` on bad input.
     """
     data_dir = prepare_data_dir(data_dir)
-    with contextlib.closing(listen(LOOPBACK, port)) as sock:
-        async with open_store(store_url or default_store_url(data_dir)) as kv:
-            pki = ensure_cluster_pki(data_dir / "pki")
-            kubeconfig = data_dir / ADMIN_KUBECONFIG
-            server = f"https://{LOOPBACK}:{port}"
-            write_client_kubeconfig(
-                kubeconfig, server=server, ca_cert=pki.ca.cert, client=pki.admin, user=ADMIN_KUBECONFIG_USER
-            )
-            if kubeconfig_merge:
-                merge_user_kubeconfig(server, pki)
-            listening = asyncio.Event()
+    async with apiserver.app.cluster_apiserver(cluster, data_dir) as server:
+        pki = ensure_cluster_pki(data_dir / "pki")
+        kubeconfig = data_dir / ADMIN_KUBECONFIG
+        write_client_kubeconfig(
+            kubeconfig, server=server.url, ca_cert=pki.ca.cert, client=pki.admin, user=ADMIN_KUBECONFIG_USER
+        )
+        if kubeconfig_merge:
+            merge_user_kubeconfig(server.url, pki)
+        listening = asyncio.Event()
 
-            def announce() -> None:
-                print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True)
-                listening.set()
+        def announce() -> None:
+            print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True)
+            listening.set()
 
-            apiserver = run_apiserver(
-                kv,
-                LOOPBACK,
-                port,
-                pki.apiserver.cert,
-                pki.apiserver.key,
-                pki.ca.cert,
-                nodes=NodeConnection(
-                    ca_file=pki.ca.cert,
-                    client_cert=pki.kubelet_client.cert,
-                    client_key=pki.kubelet_client.key,
-                    # as kubeadm configures it: node names need not resolve
-                    preferred_address_types=NODE_ADDRESS_TYPES,
-                ),
-                security=up_security(data_dir, pki, audit_policy),
-                serving=serving,
-                sock=sock,
-                on_listening=announce,
-            )
-            components = run_components(
-                listening,
-                data_dir,
-                pki,
-                server,
-                manager or ManagerOptions(),
-                scheduling or SchedulerOptions(),
-                nodes,
-                fake_nodes,
-            )
-            await serve_with_components(apiserver, components)
+        await serve_with_components(
+            server.serve(data_dir, pki, on_listening=announce),
+            run_components(listening, data_dir, pki, server.url, components),
+        )
 
 
 async def run_components(
-    listening: asyncio.Event,
-    data_dir: Path,
-    pki: ClusterPKI,
-    server: str,
-    manager: ManagerOptions,
-    scheduling: SchedulerOptions,
-    nodes: int = 0,
-    fake_nodes: int = 0,
+    listening: asyncio.Event, data_dir: Path, pki: ClusterPKI, server: str, components: Components
 ) -> None:
-    """Once the apiserver listens: the controller-manager, the scheduler and the node agents
-    (``node-1..N`` on the process runtime, ``fake-1..M`` simulated by one agent), each with its
-    own identity, over HTTPS on loopback like separate processes would."""
+    """Once the apiserver listens: the controller-manager, the scheduler and the node agents,
+    each with its own identity, over HTTPS on loopback like separate processes would."""
     await listening.wait()
     kubeconfigs = ensure_component_identities(data_dir, pki, server)
     ca = load_certificate_authority(pki.ca)
-    agents = [
-        run_node_agent(
-            load_kubeconfig(ensure_node_identity(data_dir, pki, name, server)),
-            AgentOptions(name, data_dir, "process", port=0, pod_cidr=process_pod_cidr(index)),
-            ServingTLS.issued_by(ca, node_root(data_dir, name) / "pki"),
-        )
-        for index, name in ((i, f"node-{i}") for i in range(1, nodes + 1))
-    ]
-    if fake_nodes:
-        names = [f"fake-{i}" for i in range(1, fake_nodes + 1)]
-        agents.append(
-            run_fake_nodes(
-                load_kubeconfig(ensure_fake_nodes_identity(data_dir, pki, server)),
-                names,
-                data_dir,
-                ServingTLS.issued_by(ca, data_dir / "nodes" / "fake-pki"),
-            )
-        )
+    agents = nodeagent.app.cluster_agents(data_dir, pki, ca, server, components.nodes, components.fake_nodes)
     await run_together(
-        run_controller_manager(
-            load_kubeconfig(kubeconfigs["controller-manager"]), builtin_registry(), manager
-        ),
-        run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), scheduling),
+        controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
+        scheduler.app.run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), components.scheduling),
         *agents,
     )
 
@@ -245,27 +169,8 @@ def merge_user_kubeconfig(server: str, pki: ClusterPKI) -> None:
         logger.info("context %s in %s is up to date and current", CONTEXT_NAME, path)
 
 
-def prepare_data_dir(path: Path) -> Path:
-    """Create the data directory (0700) if needed; return it absolute. Raises DataDirError."""
-    path = path.expanduser().absolute()
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as err:
-        reason = (err.strerror or str(err)).lower()
-        raise DataDirError(f"cannot create data directory {path}: {reason}") from err
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise DataDirError(f"data directory {path} is not writable")
-    return path
-
-
-def add_parser(subcommands: Any) -> None:
-    """Register the ``up`` subcommand on an ``add_subparsers()`` result."""
-    parser: argparse.ArgumentParser = subcommands.add_parser(
-        "up",
-        help="run the whole cluster in one process",
-        description="Run the whole cluster in one process, in the foreground. "
-        "Ctrl-C or SIGTERM stops it; state survives a restart.",
-    )
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """``up``'s own flags and those of the components it embeds."""
     parser.add_argument(
         "--data-dir",
         type=Path,
@@ -273,13 +178,7 @@ def add_parser(subcommands: Any) -> None:
         metavar="DIR",
         help="PKI, kubeconfigs and the default store (default %(default)s)",
     )
-    parser.add_argument(
-        "--port",
-        type=port_number,
-        default=DEFAULT_SECURE_PORT,
-        help="apiserver HTTPS port on 127.0.0.1 (default %(default)s)",
-    )
-    parser.add_argument("--store", metavar="URL", help=f"{STORE_HELP} (default sqlite:///DIR/store.db)")
+    apiserver.app.add_cluster_flags(parser)
     parser.add_argument(
         "--nodes",
         type=_process_nodes,
@@ -301,27 +200,23 @@ def add_parser(subcommands: Any) -> None:
         "writes to (~/.kube/config, or the first existing file of $KUBECONFIG, or its last path); "
         "DIR/admin.kubeconfig is written either way",
     )
-    add_up_audit_flag(parser)
-    add_serving_flags(parser)
-    add_manager_flags(parser)
-    add_up_scheduler_flags(parser)
-    parser.set_defaults(run=_run)
+    apiserver.app.add_cluster_gate_flags(parser)
+    controllers.app.add_up_flags(parser)
+    scheduler.app.add_up_flags(parser)
+    parser.set_defaults(run=run_command, config_errors=CONFIG_ERRORS)
 
 
-async def _run(args: argparse.Namespace) -> None:
+async def run_command(args: argparse.Namespace) -> None:
     await up(
         data_dir=args.data_dir,
-        port=args.port,
-        store_url=args.store,
-        kubeconfig_merge=not args.no_kubeconfig_merge,
-        audit_policy=args.audit_policy_file,
-        manager=manager_options(args, health_port=None),
-        scheduling=scheduler_options(
-            args, health_port=None if args.scheduler_secure_port < 0 else args.scheduler_secure_port
+        cluster=apiserver.app.cluster_options(args),
+        components=Components(
+            manager=controllers.app.up_options(args),
+            scheduling=scheduler.app.up_options(args),
+            nodes=args.nodes,
+            fake_nodes=args.fake_nodes,
         ),
-        nodes=args.nodes,
-        fake_nodes=args.fake_nodes,
-        serving=serving_from_args(args),
+        kubeconfig_merge=not args.no_kubeconfig_merge,
     )
 
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from apiserver.audit.config import AuditConfig
+from apiserver.options.security import security_from_args
 from minikube_py import jsonutil
 from minikube_py.cli.main import build_parser
-from minikube_py.cli.security import security_from_args
 from tests.cluster import free_port, kubectl, run_cli, start_up
 
 POLICY = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n"

@@ -14,10 +14,10 @@ from controllers.manager.builtin import builtin_registry
 from controllers.manager.credentials import NAMESPACE, ControllerCredentials
 from controllers.manager.registry import ControllerRegistry, ControllerSpec, UnknownControllerError
 from minikube_py.api.errors import ApiError
-from minikube_py.cli.durations import duration_seconds as duration
 from minikube_py.client.config import ClientConfig
 from minikube_py.client.resourcetypes import SERVICEACCOUNTS
 from minikube_py.clock import FakeClock
+from minikube_py.flags import duration_seconds as duration
 from minikube_py.testing.fakeclient import FakeClient
 
 

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from minikube_py.cli.security import add_security_flags, security_from_args
+from apiserver.options.security import add_security_flags, security_from_args
 
 
 def parse(*argv: str) -> argparse.Namespace:

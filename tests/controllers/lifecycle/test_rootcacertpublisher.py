@@ -13,10 +13,10 @@ from cryptography.hazmat.primitives.serialization import Encoding
 
 from apiserver.authz.controllerpolicy import controller_role_bindings, controller_roles
 from controllers.manager.builtin import builtin_registry
+from controllers.options import add_flags, ca_bundle, manager_options
 from controllers.rootcacertpublisher import RootCACertPublisher
 from controllers.rootcacertpublisher.publisher import DESCRIPTION, DESCRIPTION_ANNOTATION, ROOT_CA_CONFIGMAP
 from minikube_py.api import errors
-from minikube_py.cli.controller_manager import add_parser, ca_bundle, manager_options
 from minikube_py.client.config import ClientConfig
 from minikube_py.client.resourcetypes import CONFIGMAPS, NAMESPACES
 from minikube_py.pki import new_certificate_authority
@@ -214,8 +214,8 @@ def test_root_ca_file_must_hold_pem_certificates(tmp_path: Path) -> None:
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    add_parser(parser.add_subparsers())
-    return parser.parse_args(["controller-manager", "--kubeconfig", "k", *argv])
+    add_flags(parser)
+    return parser.parse_args(["--kubeconfig", "k", *argv])
 
 
 def test_root_ca_file_flag_reaches_the_manager_options(tmp_path: Path) -> None:

@@ -1,29 +1,23 @@
-"""``minikube-py node-agent --kubeconfig F --node-name N --runtime process|fake``: one node agent
-(a miniature kubelet), with the kubelet's flags for its serving certificate and client CA."""
+"""The node agent's flags: ``minikube-py node-agent --kubeconfig F --node-name N --runtime
+process|fake`` runs one node agent (a miniature kubelet), with the kubelet's flags for its
+serving certificate and client CA; into ``AgentOptions`` and ``ServingTLS``."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from minikube_py.cli.up import DEFAULT_DATA_DIR
-from minikube_py.client.config import load_kubeconfig
-from minikube_py.gctuning import tune_gc
+from minikube_py.datadir import DEFAULT_DATA_DIR
 from minikube_py.pki import CertKeyPair
-from nodeagent.agent import DEFAULT_PORT, AgentOptions, ServingTLS, run_node_agent
+from nodeagent.agent import DEFAULT_PORT, AgentOptions, ServingTLS
 from nodeagent.eviction.thresholds import DEFAULT_EVICTION_HARD, parse_thresholds
 from nodeagent.volumes.sourcewatch import DEFAULT_REFRESH_DELAY
 
 RUNTIMES = ("process", "fake")
 
 
-def add_parser(subcommands: Any) -> None:
-    parser: argparse.ArgumentParser = subcommands.add_parser(
-        "node-agent",
-        help="run one node agent (a miniature kubelet)",
-        description="Register a node and run the pods bound to it on a process or simulated runtime.",
-    )
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """The ``node-agent`` command's flags."""
     parser.add_argument("--kubeconfig", type=Path, required=True, metavar="FILE", help="the node's identity")
     parser.add_argument("--node-name", required=True, metavar="NAME")
     parser.add_argument("--runtime", choices=RUNTIMES, default="process", help="(default %(default)s)")
@@ -66,7 +60,6 @@ def add_parser(subcommands: Any) -> None:
         help="from a change of a mounted ConfigMap or Secret to the refresh of its pods' files "
         "(upstream: the sync period, about a minute; default %(default)s)",
     )
-    parser.set_defaults(run=_run)
 
 
 def _thresholds(text: str) -> str:
@@ -77,18 +70,16 @@ def _thresholds(text: str) -> str:
     return text
 
 
-async def _run(args: argparse.Namespace) -> None:
-    tune_gc()
-    config = load_kubeconfig(args.kubeconfig)
+def agent_options(args: argparse.Namespace) -> tuple[AgentOptions, ServingTLS]:
+    """The agent's options and its serving certificate, from the flags."""
     tls = ServingTLS(CertKeyPair(args.tls_cert_file, args.tls_private_key_file), args.client_ca_file)
-    data_dir = args.data_dir.expanduser()
     options = AgentOptions(
         args.node_name,
-        data_dir,
+        args.data_dir.expanduser(),
         args.runtime,
         args.port,
         args.address,
         eviction_hard=args.eviction_hard,
         volume_refresh_delay=max(args.volume_refresh_delay, 0.0),
     )
-    await run_node_agent(config, options, tls)
+    return options, tls

@@ -1,5 +1,6 @@
-"""Go durations on the command line (``24h``, ``1m30s``, ``500ms``, ``0``), as upstream's
-flags take them."""
+"""Command-line value types every component's flags share, as upstream's flags take them: Go
+durations (``24h``, ``1m30s``, ``500ms``, ``0``), Go-style booleans (``--flag``,
+``--flag=false``) and TCP ports."""
 
 from __future__ import annotations
 
@@ -27,3 +28,19 @@ def duration_seconds(text: str) -> float:
         return parse_duration(text).total_seconds()
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def flag_bool(text: str) -> bool:
+    """A Go-style boolean flag value (``--flag``, ``--flag=false``)."""
+    value = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"invalid boolean {text!r}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 1-65535."""
+    port = int(text) if text.isdigit() else 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r} (want 1-65535)")
+    return port

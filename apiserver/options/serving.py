@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Callable
 
 from apiserver.serving import MIN_REQUEST_TIMEOUT, REQUEST_TIMEOUT, ServingOptions
-from minikube_py.cli.durations import duration_seconds
+from minikube_py.flags import duration_seconds
 
 
 def add_serving_flags(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from minikube_py.cli.datadir import admin_server
+from minikube_py.datadir import admin_server
 from minikube_py.identities import ensure_component_identities
 from minikube_py.pki import ClusterPKI
 

@@ -1,5 +1,6 @@
-"""The gates' configuration from the command line: ``up`` derives it from the data dir (every
-gate on, upstream's defaults); ``minikube-py apiserver`` takes upstream-named flags."""
+"""The gates' configuration from the command line (authentication, authorization, admission,
+audit, flow control): ``up`` derives it from the data dir (every gate on, upstream's
+defaults); ``minikube-py apiserver`` takes upstream-named flags."""
 
 from __future__ import annotations
 
@@ -7,16 +8,17 @@ import argparse
 from pathlib import Path
 
 from apiserver.audit.policy import Policy
-from apiserver.security import SecurityConfig
-from minikube_py.cli.admission_flags import add_admission_flags, admission_from_args, up_admission
-from minikube_py.cli.auditflags import add_audit_flags, audit_from_args, up_audit
-from minikube_py.cli.authn_flags import add_authentication_flags, authentication_from_args, up_authentication
-from minikube_py.cli.authz_flags import (
+from apiserver.options.admission import add_admission_flags, admission_from_args, up_admission
+from apiserver.options.audit import add_audit_flags, audit_from_args, up_audit
+from apiserver.options.authn import add_authentication_flags, authentication_from_args, up_authentication
+from apiserver.options.authz import (
     UP_AUTHORIZATION_MODES,
     add_authorization_flags,
     authorization_from_args,
 )
-from minikube_py.cli.flowcontrol_flags import add_flow_control_flags, flow_control_from_args, up_flow_control
+from apiserver.options.flowcontrol import add_flow_control_flags, flow_control_from_args, up_flow_control
+from apiserver.security import SecurityConfig
+from minikube_py.flags import flag_bool
 from minikube_py.pki import ClusterPKI
 
 
@@ -50,11 +52,3 @@ def security_from_args(args: argparse.Namespace) -> SecurityConfig:
         admission_plugins=admission_from_args(args),
         authorization_modes=authorization_from_args(args),
     )
-
-
-def flag_bool(text: str) -> bool:
-    """A Go-style boolean flag value (``--flag``, ``--flag=false``)."""
-    value = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}.get(text.lower())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"invalid boolean {text!r}")
-    return value

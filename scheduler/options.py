@@ -1,29 +1,35 @@
-"""``minikube-py scheduler --kubeconfig F``: the scheduler, leader-elected, with upstream's flag
-names (``--config`` for a KubeSchedulerConfiguration, ``--leader-elect``, ``--secure-port``
+"""The scheduler's options and flags: ``minikube-py scheduler --kubeconfig F`` takes upstream's
+flag names (``--config`` for a KubeSchedulerConfiguration, ``--leader-elect``, ``--secure-port``
 for ``/healthz``, ``/metrics`` and ``/debug/pods/{namespace}/{name}``, ``--kube-api-qps`` and
 ``--kube-api-burst``)."""
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from minikube_py.cli.security import flag_bool
-from minikube_py.client.config import load_kubeconfig
-from scheduler.app import SchedulerOptions, run_scheduler
-from scheduler.framework.config import load_config
-from scheduler.plugins.registry import in_tree_registry
+from minikube_py.flags import flag_bool
+from minikube_py.leaderelection import default_identity
 
 DEFAULT_HEALTH_PORT = 10259
 
 
-def add_parser(subcommands: Any) -> None:
-    parser: argparse.ArgumentParser = subcommands.add_parser(
-        "scheduler",
-        help="run the scheduler (leader-elected)",
-        description="Run the scheduler against an apiserver, with leader election.",
-    )
+@dataclass(frozen=True)
+class SchedulerOptions:
+    """``config``: a KubeSchedulerConfiguration file (None: upstream's default profile);
+    ``health_port`` None serves no endpoint (0: a free port); ``qps``/``burst`` pace the client."""
+
+    config: Path | None = None
+    leader_elect: bool = True
+    health_port: int | None = None
+    qps: float = 1000.0
+    burst: int = 2000
+    identity: str = field(default_factory=default_identity)
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """The ``scheduler`` command's flags."""
     parser.add_argument(
         "--kubeconfig", type=Path, required=True, metavar="FILE", help="how to reach the apiserver"
     )
@@ -39,10 +45,9 @@ def add_parser(subcommands: Any) -> None:
         help="/healthz, /metrics and /debug/pods/NS/NAME over HTTP on 127.0.0.1 (default %(default)s; "
         "0 picks a free port, -1 serves none)",
     )
-    parser.set_defaults(run=_run)
 
 
-def add_up_scheduler_flags(parser: argparse.ArgumentParser) -> None:
+def add_up_flags(parser: argparse.ArgumentParser) -> None:
     """What ``up`` takes for its embedded scheduler."""
     add_scheduler_flags(parser)
     parser.add_argument(
@@ -76,13 +81,3 @@ def scheduler_options(
         qps=args.kube_api_qps,
         burst=args.kube_api_burst,
     )
-
-
-async def _run(args: argparse.Namespace) -> None:
-    if args.scheduler_config:
-        load_config(
-            args.scheduler_config, known_plugins=in_tree_registry()
-        )  # a bad file is a one-line error before connecting
-    config = load_kubeconfig(args.kubeconfig)
-    port = None if args.secure_port < 0 else args.secure_port
-    await run_scheduler(config, scheduler_options(args, port, args.leader_elect))

@@ -1,20 +1,17 @@
-"""``minikube-py controller-manager --kubeconfig F``: every controller, leader-elected, with
-upstream's flag names (``--controllers``, ``--concurrent-*-syncs``, ``--leader-elect``,
-``--use-service-account-credentials``, ``--kube-api-qps``/``--kube-api-burst``,
-``--root-ca-file``, ``--secure-port`` for ``/healthz`` and ``/metrics``)."""
+"""The controller-manager's flags, upstream's names (``--controllers``,
+``--concurrent-*-syncs``, ``--leader-elect``, ``--use-service-account-credentials``,
+``--kube-api-qps``/``--kube-api-burst``, ``--root-ca-file``, ``--secure-port`` for
+``/healthz`` and ``/metrics``), for ``minikube-py controller-manager --kubeconfig F`` and,
+but for the last, ``up``; into ``ManagerOptions``."""
 
 from __future__ import annotations
 
 import argparse
 import ssl
 from pathlib import Path
-from typing import Any
 
-from controllers.manager.builtin import builtin_registry
-from controllers.manager.manager import ManagerOptions, run_controller_manager
-from minikube_py.cli.durations import duration_seconds
-from minikube_py.cli.security import flag_bool
-from minikube_py.client.config import load_kubeconfig
+from controllers.manager.manager import ManagerOptions
+from minikube_py.flags import duration_seconds, flag_bool
 
 DEFAULT_HEALTH_PORT = 10257
 WORKER_FLAGS = {
@@ -26,12 +23,8 @@ WORKER_FLAGS = {
 }
 
 
-def add_parser(subcommands: Any) -> None:
-    parser: argparse.ArgumentParser = subcommands.add_parser(
-        "controller-manager",
-        help="run the controllers (leader-elected)",
-        description="Run the controllers against an apiserver, with leader election.",
-    )
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """The ``controller-manager`` command's flags."""
     parser.add_argument(
         "--kubeconfig", type=Path, required=True, metavar="FILE", help="how to reach the apiserver"
     )
@@ -44,7 +37,6 @@ def add_parser(subcommands: Any) -> None:
         help="/healthz and /metrics over HTTP on 127.0.0.1 (default %(default)s; 0 picks a free port, "
         "-1 serves none)",
     )
-    parser.set_defaults(run=_run)
 
 
 def add_manager_flags(parser: argparse.ArgumentParser) -> None:
@@ -131,11 +123,3 @@ def manager_options(args: argparse.Namespace, health_port: int | None) -> Manage
         burst=args.kube_api_burst,
         root_ca=args.root_ca,
     )
-
-
-async def _run(args: argparse.Namespace) -> None:
-    registry = builtin_registry()
-    registry.select(args.controllers)  # as upstream, --controllers is checked before the kubeconfig
-    config = load_kubeconfig(args.kubeconfig)
-    port = None if args.secure_port < 0 else args.secure_port
-    await run_controller_manager(config, registry, manager_options(args, port))
