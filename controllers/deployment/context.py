@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controllers.podcontrol.control import Recorder
 from minikube_py.cache.store import Indexer
 from minikube_py.client.interfaces import Client
 from minikube_py.clock import Clock
+from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 
