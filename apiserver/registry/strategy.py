@@ -13,8 +13,7 @@ from typing import Any
 from apiserver.registry.conversion import StorageConversion
 from minikube_py import jsonutil
 from minikube_py.api.errors import Cause
-
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object
 
 # (name, type, format, description, priority); priority 1 columns show with ``-o wide``.
 Column = tuple[str, str, str, str, int]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.registry.age import age
-from apiserver.registry.strategy import Column, Object, Strategy
+from apiserver.registry.strategy import Column, Strategy
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     ("Last Seen", "string", "", "The time at which the most recent occurrence was recorded.", 0),
