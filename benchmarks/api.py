@@ -65,7 +65,7 @@ from api_clients import (  # noqa: E402 - benchmarks/ is not a package
     wrk_path,
 )
 
-from tests.cluster import Cluster, free_port, start_up  # noqa: E402
+from minikube_py.testing.cluster import Cluster, free_port, start_up  # noqa: E402
 
 NAMESPACE, CREATE_NS, WATCH_NS = "default", "bench-create", "bench-watch"
 RBAC = "rbac.authorization.k8s.io"

@@ -53,7 +53,7 @@ from minikube_py.client.config import ClientConfig, load_kubeconfig
 from minikube_py.client.resourcetypes import CONFIGMAPS
 from minikube_py.client.transport import HttpxTransport
 from minikube_py.jsonutil import dumps, loads
-from tests.cluster import free_port
+from minikube_py.testing.cluster import free_port
 
 NAMESPACE = "default"
 TARGET = "bench-target"

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, SERVICEACCOUNTS
-from tests.cluster import free_port
+from minikube_py.testing.cluster import free_port
 
 GOAL_SECONDS = 2.0
 UPSTREAM_THROTTLE = ("--kube-api-qps", "20", "--kube-api-burst", "30")

@@ -32,9 +32,9 @@ from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.gctuning import tune_gc
 from minikube_py.metrics import Registry
+from minikube_py.testing.cluster import free_port, start_up
 from nodeagent.node.heartbeats import LEASE, REGISTER, NodeHeartbeats
 from nodeagent.node.nodeinfo import fake_node_config
-from tests.cluster import free_port, start_up
 
 
 @dataclasses.dataclass

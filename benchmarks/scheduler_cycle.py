@@ -16,6 +16,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -27,7 +28,29 @@ from scheduler.app import build_scheduler
 from scheduler.framework.config import default_profile
 from scheduler.framework.cyclestate import CycleState
 from scheduler.scheduler import Explanation
-from tests.scheduler.builders import make_node, make_pod
+
+
+def make_node(name: str, cpu: str, memory: str, pods: int) -> dict[str, Any]:
+    """A node with ``cpu``/``memory``/``pods`` allocatable (as tests/scheduler/builders makes it)."""
+    allocatable = {"cpu": cpu, "memory": memory, "pods": str(pods)}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "spec": {},
+        "status": {"allocatable": allocatable, "capacity": dict(allocatable)},
+    }
+
+
+def make_pod(name: str, uid: str, cpu: str, memory: str) -> dict[str, Any]:
+    """A pending pod of one container requesting ``cpu`` and ``memory``."""
+    container = {"name": "c0", "image": "busybox", "resources": {"requests": {"cpu": cpu, "memory": memory}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": uid},
+        "spec": {"containers": [container]},
+    }
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -37,10 +60,10 @@ async def run(args: argparse.Namespace) -> None:
         fake, SharedInformerFactory(fake, clock=clock), [default_profile()], None, FakeRecorder(), clock
     )
     for i in range(args.nodes):
-        scheduler._node_added(make_node(f"node-{i}", cpu="8", memory="32Gi", pods=110))
+        scheduler._node_added(make_node(f"node-{i}", "8", "32Gi", 110))
     fw = scheduler.frameworks["default-scheduler"]
     for i in range(args.pods):
-        scheduler._pod_added(make_pod(f"p-{i}", uid=f"uid-{i}", cpu="100m", memory="100Mi"))
+        scheduler._pod_added(make_pod(f"p-{i}", f"uid-{i}", "100m", "100Mi"))
     placed = 0
     start = time.process_time()
     while placed < args.pods:

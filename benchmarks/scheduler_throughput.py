@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.client.resourcetypes import NODES, PODS, SERVICEACCOUNTS
-from tests.cluster import free_port
+from minikube_py.testing.cluster import free_port
 
 NAMESPACE = "default"
 CONCURRENCY = 100

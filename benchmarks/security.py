@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from api_clients import TLS, pod_manifest, run_wrk, wrk_path
 
 from minikube_py.pki import ensure_client_certificate, ensure_cluster_pki
-from tests.cluster import free_port
+from minikube_py.testing.cluster import free_port
 
 GOAL = 0.85
 USER, TOKEN = "bench", "bench-token-0123456789"

@@ -144,7 +144,7 @@ async def main() -> None:
     server = None
     endpoint = args.etcd
     if endpoint is None:
-        from tests.etcd_server import EtcdServer
+        from apiserver.storage.testing.etcdserver import EtcdServer
 
         server = EtcdServer()
         server.start()

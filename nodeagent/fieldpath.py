@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from minikube_py.api.quantity import Quantity, QuantityError
-
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object
 
 DEFAULTED_LIMITS = ("cpu", "memory", "ephemeral-storage")
 _SUPPORTED_FIELDS = frozenset(

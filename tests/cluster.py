@@ -1,152 +1,62 @@
-"""A running ``minikube-py`` process for end-to-end tests, and real kubectl against it."""
+"""A running ``minikube-py`` process for end-to-end tests, and real kubectl against it.
+
+The process side (``Cluster``, ``start_up``, ``running_up``, ``free_port``...) lives in
+``minikube_py.testing.cluster`` so that benchmarks use it without pytest; it is re-exported
+here for the tests.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import socket
-import ssl
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-CLI = [sys.executable, "-m", "minikube_py.cli.main"]
+from minikube_py.testing.cluster import (
+    CLI,
+    READY_TIMEOUT,
+    STOP_TIMEOUT,
+    Cluster,
+    ClusterError,
+    free_port,
+    home_env,
+    running_up,
+    start,
+    start_up,
+)
+
+__all__ = [
+    "CLI",
+    "KUBECTL",
+    "KUBECTL_DIR",
+    "KUBECTL_MINORS",
+    "READY_TIMEOUT",
+    "SKEW_WARNING",
+    "STOP_TIMEOUT",
+    "Cluster",
+    "ClusterError",
+    "eventually",
+    "free_port",
+    "home_env",
+    "kubectl",
+    "kubectl_json",
+    "kubectl_ok",
+    "run_cli",
+    "running_up",
+    "start",
+    "start_up",
+]
+
 KUBECTL = shutil.which("kubectl") or "kubectl"
 # gcloud installs kubectl.1.27 ... kubectl.1.33 beside the kubectl on PATH.
 KUBECTL_DIR = Path(KUBECTL).resolve().parent
 KUBECTL_MINORS = range(27, 34)
 SKEW_WARNING = "exceeds the supported minor version skew"
-READY_TIMEOUT = 15.0
-STOP_TIMEOUT = 5.0
-
-
-@dataclass
-class Cluster:
-    """One ``minikube-py`` process; its stdout and stderr go to files beside the data dir."""
-
-    data_dir: Path
-    port: int
-    process: subprocess.Popen[bytes]
-    stdout: Path
-    stderr: Path
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
-
-    @property
-    def kubeconfig(self) -> Path:
-        return self.data_dir / "admin.kubeconfig"
-
-    @property
-    def ca_file(self) -> Path:
-        return self.data_dir / "pki" / "ca.crt"
-
-    def client(self, cert: tuple[str, str] | None = None) -> httpx.Client:
-        context = ssl.create_default_context(cafile=str(self.ca_file))
-        if cert:
-            context.load_cert_chain(*cert)
-        return httpx.Client(base_url=self.url, verify=context, timeout=5)
-
-    def admin_client(self) -> httpx.Client:
-        """A client presenting the admin certificate (``system:masters``: allowed everything)."""
-        pki = self.data_dir / "pki"
-        return self.client(cert=(str(pki / "admin.crt"), str(pki / "admin.key")))
-
-    def wait_ready(self, timeout: float = READY_TIMEOUT) -> float:
-        """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS."""
-        started = time.monotonic()
-        while time.monotonic() - started < timeout:
-            if self.process.poll() is not None:
-                pytest.fail(f"exited {self.process.returncode}: {self.stderr.read_text()}")
-            if self.ca_file.exists():
-                try:
-                    with self.client() as client:
-                        if client.get("/readyz").status_code == 200:
-                            return time.monotonic() - started
-                except (httpx.TransportError, ssl.SSLError):
-                    pass
-            time.sleep(0.05)
-        pytest.fail(f"not ready after {timeout}s: {self.stderr.read_text()}")
-
-    def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[int, float]:
-        """Send ``sig``; return the exit code and the seconds it took to exit."""
-        started = time.monotonic()
-        self.process.send_signal(sig)
-        try:
-            code = self.process.wait(timeout=STOP_TIMEOUT * 2)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"did not stop within {STOP_TIMEOUT * 2}s of {sig.name}")
-        return code, time.monotonic() - started
-
-
-def start(
-    command: str, *args: str, logs: Path, data_dir: Path, port: int, env: dict[str, str] | None = None
-) -> Cluster:
-    logs.mkdir(parents=True, exist_ok=True)
-    stdout, stderr = logs / "stdout", logs / "stderr"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen([*CLI, command, *args], stdout=out, stderr=err, env=env)
-    return Cluster(data_dir, port, process, stdout, stderr)
-
-
-def start_up(
-    tmp: Path,
-    port: int,
-    data_dir: Path | None = None,
-    store: str | None = "memory://",
-    *,
-    home: Path | None = None,
-    flags: Sequence[str] = (),
-) -> Cluster:
-    """``up`` on ``port``; ``store`` None means the default (sqlite in the data dir).
-
-    ``home`` None adds ``--no-kubeconfig-merge``, so tests never touch the user's kubeconfig;
-    otherwise ``up`` runs with ``HOME=home`` and no ``KUBECONFIG`` (see ``home_env``). No node
-    agents run unless ``flags`` ask for them (``--nodes``, ``--fake-nodes``): tests of the
-    control plane alone stay independent of them.
-    """
-    data_dir = data_dir or tmp / "data"
-    args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else []), *flags]
-    if not any(flag.startswith("--nodes") for flag in flags):
-        args += ["--nodes", "0"]
-    if home is None:
-        args.append("--no-kubeconfig-merge")
-    logs = tmp / f"logs-{time.monotonic_ns()}"
-    return start("up", *args, logs=logs, data_dir=data_dir, port=port, env=home_env(home) if home else None)
-
-
-def running_up(tmp: Path, flags: Sequence[str] = ()) -> Iterator[Cluster]:
-    """The body of a module's ``cluster`` fixture: ``up`` with ``flags`` on a free port, ready,
-    then stopped (unless a test already stopped it)."""
-    running = start_up(tmp, free_port(), flags=flags)
-    running.wait_ready()
-    yield running
-    if running.process.poll() is None:
-        running.stop()
-
-
-def home_env(home: Path) -> dict[str, str]:
-    """This process's environment with ``HOME=home`` and ``KUBECONFIG`` unset."""
-    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
-    return {**env, "HOME": str(home)}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def kubectl(

@@ -11,8 +11,7 @@ from apiserver.authn.user import UserInfo
 from apiserver.context import current_user
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
-
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object
 
 
 class Operation(StrEnum):

@@ -3,12 +3,11 @@ catalog's stores, which serve from the watch caches."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from apiserver.registry.catalog import Catalog
 from minikube_py.api import errors
-
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object
 
 
 class ObjectGetter(Protocol):

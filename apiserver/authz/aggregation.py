@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from apiserver.authz.policycache import RBAC_GROUP
 from apiserver.registry.catalog import Catalog
@@ -16,9 +15,9 @@ from apiserver.storage.errors import StorageError
 from apiserver.storage.interface import ListOptions
 from minikube_py.api import errors
 from minikube_py.api.labels import SelectorError, label_selector_as_selector
+from minikube_py.api.unstructured import Object
 
 log = logging.getLogger("apiserver.rbac")
-Object = dict[str, Any]
 
 
 def aggregated_rules(role: Object, roles: list[Object]) -> list[Object] | None:

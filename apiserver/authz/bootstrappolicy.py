@@ -4,9 +4,8 @@ cluster serves (rules for resources it does not serve are kept, as upstream's)."
 
 from __future__ import annotations
 
-from typing import Any
+from minikube_py.api.unstructured import Object
 
-Object = dict[str, Any]
 READ = ("get", "list", "watch")
 WRITE = ("create", "delete", "deletecollection", "patch", "update")
 READ_WRITE = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")

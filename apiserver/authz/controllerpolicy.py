@@ -6,7 +6,8 @@ with the controller-manager's own identity (``list``/``watch`` on everything).""
 
 from __future__ import annotations
 
-from apiserver.authz.bootstrappolicy import AUTOUPDATE, BOOTSTRAP_LABELS, RBAC, Object, events_rule, rule
+from apiserver.authz.bootstrappolicy import AUTOUPDATE, BOOTSTRAP_LABELS, RBAC, events_rule, rule
+from minikube_py.api.unstructured import Object
 
 APPS = "apps"
 PREFIX = "system:controller:"

@@ -15,9 +15,9 @@ from apiserver.authz.rules import parse_rules, uncovered
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 log = logging.getLogger("apiserver.rbac")
-Object = dict[str, Any]
 
 
 def reconciled_role(existing: Object, expected: Object) -> Object:

@@ -5,17 +5,15 @@ the configured authorizers and stored nowhere."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Attributes, Decision, parse_field_selector
 from apiserver.authz.factory import Authz
 from apiserver.authz.rules import PolicyRule
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, invalid
+from minikube_py.api.unstructured import Object
 
 GROUP = "authorization.k8s.io"
-Object = dict[str, Any]
 
 
 def _spec_errors(spec: Object, needs_subject: bool) -> list[FieldError]:

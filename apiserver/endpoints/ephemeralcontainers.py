@@ -19,8 +19,8 @@ from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import typed_object, typed_patch
 from apiserver.registry.resources.ephemeralcontainers import EphemeralContainersStrategy
 from apiserver.registry.store import GenericStore
-from apiserver.registry.strategy import Object
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 SUBRESOURCE = "ephemeralcontainers"
 

@@ -42,10 +42,10 @@ from minikube_py.api.field_errors import go_quote, not_supported
 from minikube_py.api.field_errors import invalid as invalid_field
 from minikube_py.api.models.fieldvalidation import Step, UnknownField, find_unknown, prune, unknown_fields
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 
 STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
 SUPPORTED = ("", IGNORE, STRICT, WARN)
-Object = dict[str, Any]
 Mutation = Callable[[Object], Object]
 
 

@@ -18,8 +18,8 @@ from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import typed_object
 from apiserver.registry.resources.namespace import NamespaceFinalizeStrategy
 from apiserver.registry.store import GenericStore
-from apiserver.registry.strategy import Object
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 
 async def finalize(request: Request, store: GenericStore, verb: str, namespace: str, name: str) -> Response:

@@ -6,12 +6,13 @@ import contextlib
 from collections.abc import Callable
 
 from apiserver.endpoints.queryparams import ConversionError, to_bool, to_int64, to_uint64
-from apiserver.registry.strategy import Object, Strategy
+from apiserver.registry.strategy import Strategy
 from apiserver.storage.interface import ListOptions, Predicate
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, invalid
 from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import SelectorError, parse_label_selector
+from minikube_py.api.unstructured import Object
 
 MATCHES = ("", "NotOlderThan", "Exact")
 

@@ -20,7 +20,6 @@ import asyncio
 import logging
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
 
 import httpx
 from starlette.requests import Request
@@ -33,13 +32,13 @@ from apiserver.nodeproxy import DEFAULT_PORT, NodeConnection, NodeLocation, pref
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 GROUP, VERSION = "metrics.k8s.io", "v1beta1"
 API_VERSION = f"{GROUP}/{VERSION}"
 SCRAPE_TIMEOUT = 3.0  # seconds per node agent
 MAX_CONCURRENT_SCRAPES = 32
 WINDOW = "10s"  # the eviction manager samples every 10 s: CPU rates span up to that
-Object = dict[str, Any]
 log = logging.getLogger("apiserver")
 
 

@@ -27,9 +27,9 @@ from apiserver.patch.fieldmanager import FieldManager
 from apiserver.patch.managedfields import FIELD_MANAGER_MAX_LENGTH
 from apiserver.patch.schemas import schema_for
 from apiserver.registry.store import GenericStore, Track
-from apiserver.registry.strategy import Object
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 
 
 def field_manager(store: GenericStore, subresource: str = "") -> FieldManager:

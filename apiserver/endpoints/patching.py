@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from apiserver.endpoints.body import decode_json, media_type
 from apiserver.patch.errors import PatchError
@@ -13,14 +12,13 @@ from apiserver.patch.schemas import schema_for
 from apiserver.patch.strategic import apply_strategic_merge_patch
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH]
-
-Object = dict[str, Any]
 
 
 def patcher(rt: ResourceType, content_type: str | None, raw: bytes) -> Callable[[Object], Object]:

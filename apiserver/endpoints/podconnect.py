@@ -43,9 +43,9 @@ from apiserver.endpoints.queryparams import (
 )
 from apiserver.nodeproxy import NodeLocation, node_connection
 from apiserver.registry.store import GenericStore
-from apiserver.registry.strategy import Object
 from apiserver.upgradeproxy import open_tunnel
 from minikube_py.api import errors, field_errors
+from minikube_py.api.unstructured import Object
 
 CONNECT_VERBS = ("get", "create")  # upstream connects GET (websockets) and POST (SPDY)
 GET_VERBS = ("get", "watch")  # a GET with watch=true is still a GET of the log

@@ -35,10 +35,10 @@ from apiserver.endpoints.watch import OpenWatches, watch_response
 from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
-from apiserver.registry.strategy import Object
 from apiserver.serving import MIN_REQUEST_TIMEOUT
 from apiserver.storage.interface import ObjectList
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 log = logging.getLogger("apiserver")
 

@@ -18,10 +18,10 @@ from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import check_body, check_kind_body, typed_patch
 from apiserver.registry.store import GenericStore
-from apiserver.registry.strategy import Object
 from minikube_py.api import errors
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.jsonutil import dumps
 
 # What the resource endpoints call for a subresource: (request, store, verb, namespace, name).

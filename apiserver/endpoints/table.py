@@ -11,8 +11,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from apiserver.registry.strategy import Object, Strategy
+from apiserver.registry.strategy import Strategy
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 TABLE_VERSIONS = ("v1", "v1beta1")
 

@@ -13,13 +13,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from apiserver.authn.config import SETUP_KEY, AuthenticationSetup
-from apiserver.authn.objects import Object, ObjectGetter
+from apiserver.authn.objects import ObjectGetter
 from apiserver.authn.serviceaccount import Bound
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestbody import read_body
 from apiserver.registry.store import GenericStore
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 GROUP = "authentication.k8s.io"
 API_VERSION = f"{GROUP}/v1"

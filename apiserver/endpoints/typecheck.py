@@ -36,8 +36,8 @@ from minikube_py.api import errors
 from minikube_py.api.field_errors import invalid as invalid_field
 from minikube_py.api.models.decoding import JSON, UNSTRUCTURED, check
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 
-Object = dict[str, Any]
 Mutation = Callable[[Object], Object]
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 MERGE_PATCH = "application/merge-patch+json"

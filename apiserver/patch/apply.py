@@ -25,8 +25,8 @@ from apiserver.patch.fieldpath import FieldSet, Path, named_prefixes, path_strin
 from apiserver.patch.fieldset import ABSENT, field_set, item_element, list_elements, remove_paths
 from apiserver.patch.managedfields import Entry, Managed, Manager
 from apiserver.patch.schema import Fields, List, Schema, fields_of
+from minikube_py.api.unstructured import Object as JSONMap
 
-JSONMap = dict[str, Any]
 _DUPLICATE: Any = object()
 
 

@@ -17,8 +17,7 @@ from apiserver.patch import fieldpath as fp
 from apiserver.patch.fieldpath import FieldSet, Path
 from apiserver.patch.fieldset import ABSENT, is_empty, item_element, list_elements
 from apiserver.patch.schema import Fields, List, Schema, fields_of
-
-JSONMap = dict[str, Any]
+from minikube_py.api.unstructured import Object as JSONMap
 
 
 @dataclass

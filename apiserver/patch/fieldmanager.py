@@ -26,7 +26,6 @@ tracking starts with its creation or with an apply.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from apiserver.patch import lastapplied
 from apiserver.patch.apply import ApplyConflicts, Scope, apply_config, take_ownership
@@ -48,8 +47,7 @@ from apiserver.patch.managedfields import (
 )
 from apiserver.patch.schema import Fields
 from minikube_py.api.timestamps import now_rfc3339
-
-JSONMap = dict[str, Any]
+from minikube_py.api.unstructured import Object as JSONMap
 
 _SYSTEM_META = (
     "name",

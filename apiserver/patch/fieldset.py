@@ -20,8 +20,8 @@ from typing import Any
 from apiserver.patch import fieldpath as fp
 from apiserver.patch.fieldpath import FieldSet, Path
 from apiserver.patch.schema import Fields, List, Schema, fields_of
+from minikube_py.api.unstructured import Object as JSONMap
 
-JSONMap = dict[str, Any]
 ABSENT: Any = object()
 """A value that is not there (``None`` is JSON ``null``, a value)."""
 

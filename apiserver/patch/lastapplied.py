@@ -21,8 +21,7 @@ from apiserver.patch.compare import compare
 from apiserver.patch.fieldpath import FieldSet
 from apiserver.patch.fieldset import field_set
 from apiserver.patch.schema import Fields
-
-JSONMap = dict[str, Any]
+from minikube_py.api.unstructured import Object as JSONMap
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 KUBECTL = "kubectl"

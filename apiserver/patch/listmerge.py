@@ -16,8 +16,8 @@ from typing import Any
 from apiserver.patch import directives as d
 from apiserver.patch.errors import PatchError, go_format, json_kind
 from apiserver.patch.schema import Fields, List
+from minikube_py.api.unstructured import Object as JSONMap
 
-JSONMap = dict[str, Any]
 MapMerge = Callable[[JSONMap, JSONMap, Fields], JSONMap]
 """``merge(original, patch, schema)``: merge an object patch into an object the callee may modify."""
 Identify = Callable[[Any], Hashable]

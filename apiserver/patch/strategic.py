@@ -39,8 +39,7 @@ from apiserver.patch.listmerge import (
 )
 from apiserver.patch.schema import PLAIN, Fields, List, PatchSchema, Schema, fields_of
 from minikube_py import jsonutil
-
-JSONMap = dict[str, Any]
+from minikube_py.api.unstructured import Object as JSONMap
 
 _ABSENT = object()
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
-from apiserver.storage.interface import BOOKMARK, ERROR, Object, ObjectWatch, WatchEvent
+from apiserver.storage.interface import BOOKMARK, ERROR, ObjectWatch, WatchEvent
+from minikube_py.api.unstructured import Object
 
 
 class StorageConversion(Protocol):

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from apiserver.storage.interface import Preconditions
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, aggregate_message, invalid, not_supported
 from minikube_py.api.scheme import ResourceType
-
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object
 
 ORPHAN_FINALIZER = "orphan"  # metav1.FinalizerOrphanDependents
 FOREGROUND_FINALIZER = "foregroundDeletion"  # metav1.FinalizerDeleteDependents

@@ -10,6 +10,7 @@ from apiserver.registry.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden, go_quote, invalid, too_long
 from minikube_py.api.timestamps import now_rfc3339
+from minikube_py.api.unstructured import Object
 from minikube_py.api.validation import (
     TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
     is_dns1123_label,
@@ -19,7 +20,6 @@ from minikube_py.api.validation import (
 )
 from minikube_py.uid import new_uuid
 
-Object = dict[str, Any]
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # upstream's: no vowels, no look-alikes
 
 

@@ -6,9 +6,10 @@ of the strategy's rules, and the generation bump of a spec change. ``GenericStor
 from __future__ import annotations
 
 from apiserver.registry import meta as objectmeta
-from apiserver.registry.strategy import Object, Strategy
+from apiserver.registry.strategy import Strategy
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 
 
 def check_identity(rt: ResourceType, obj: Object, namespace: str, name: str = "") -> None:

@@ -19,7 +19,7 @@ from apiserver.registry import deletion, rest, storeerr
 from apiserver.registry import meta as objectmeta
 from apiserver.registry.conversion import ConvertedWatch
 from apiserver.registry.deletion import DeleteOptions, Deletion, TerminationStrategy
-from apiserver.registry.strategy import Object, Strategy
+from apiserver.registry.strategy import Strategy
 from apiserver.storage.errors import KeyExistsError, KeyNotFoundError, PreconditionError, StorageError
 from apiserver.storage.interface import ListOptions, ObjectList, ObjectStorage, ObjectWatch, Preconditions
 from apiserver.storage.keys import object_key, resource_prefix
@@ -28,6 +28,7 @@ from minikube_py.api import errors
 from minikube_py.api.models import alwayssent
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.timestamps import now_rfc3339
+from minikube_py.api.unstructured import Object
 
 # Checks that the namespace of a namespaced write exists and is not terminating.
 NamespaceCheck = Callable[[str, ResourceType, str], Awaitable[None]]

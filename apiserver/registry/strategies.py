@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 
-from apiserver.registry.strategy import Object, Strategy
+from apiserver.registry.strategy import Strategy
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.registry import KindRegistry, builtin_kinds
 from minikube_py.api.scheme import ResourceType, Scheme
+from minikube_py.api.unstructured import Object
 
 PACKAGE = "apiserver.registry.resources"
 

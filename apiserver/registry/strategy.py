@@ -20,8 +20,8 @@ from apiserver.registry.deletion import DELETE_DEPENDENTS
 from minikube_py import jsonutil
 from minikube_py.api.errors import Cause
 from minikube_py.api.models.base import K8sModel
+from minikube_py.api.unstructured import Object
 
-Object = dict[str, Any]
 #: the models of the kinds a strategy serves
 ServedModels = tuple[type[K8sModel], ...]
 

@@ -47,7 +47,6 @@ from apiserver.storage.errors import (
 from apiserver.storage.interface import (
     ADDED,
     ListOptions,
-    Object,
     ObjectList,
     Preconditions,
     TryUpdate,
@@ -60,6 +59,7 @@ from apiserver.storage.interface import (
 )
 from apiserver.storage.kv import Event, EventType, Watch, key_range_end
 from apiserver.storage.objects import KVObjectStorage
+from minikube_py.api.unstructured import Object
 
 log = logging.getLogger("apiserver.cacher")
 RELIST_RESET_AFTER = 10.0  # a watch that lasted this long resets the relist backoff

@@ -28,13 +28,13 @@ from apiserver.storage.interface import (
     ERROR,
     MODIFIED,
     ListOptions,
-    Object,
     Predicate,
     WatchEvent,
     bookmark,
     parse_resource_version,
     status_expired,
 )
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.storage.cacher import Cacher

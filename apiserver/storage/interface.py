@@ -21,11 +21,11 @@ import base64
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from apiserver.storage.errors import InvalidObjectError, PreconditionError
+from minikube_py.api.unstructured import Object
 
-Object = dict[str, Any]
 Predicate = Callable[[Object], bool]
 TryUpdate = Callable[[Object | None], Awaitable[Object]]
 ValidateDeletion = Callable[[Object], Awaitable[None]]

@@ -24,7 +24,6 @@ from apiserver.storage.interface import (
     ERROR,
     MODIFIED,
     ListOptions,
-    Object,
     ObjectList,
     ObjectWatch,
     Preconditions,
@@ -40,6 +39,7 @@ from apiserver.storage.interface import (
 )
 from apiserver.storage.kv import KV, Event, EventType, KeyValue, Watch
 from minikube_py import jsonutil
+from minikube_py.api.unstructured import Object
 
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 EXPIRED_CONTINUE = (

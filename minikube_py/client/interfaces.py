@@ -18,8 +18,7 @@ from typing import Any, Protocol
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
-
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object as Object  # re-exported for callers
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"

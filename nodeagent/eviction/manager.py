@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
 from nodeagent.eviction.pods import REASON
@@ -36,7 +37,6 @@ from nodeagent.eviction.thresholds import (
 from nodeagent.node.conditions import NodeSignals
 from nodeagent.stats.usage import Summary
 
-Object = dict[str, Any]
 log = logging.getLogger("nodeagent.eviction")
 EVICTION_INTERVAL = 10.0
 PRESSURE_TRANSITION_PERIOD = 300.0

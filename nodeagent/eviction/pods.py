@@ -11,12 +11,11 @@ condition. The pod then stays in the API, Failed, as upstream's evicted pods do.
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from minikube_py.api.timestamps import format_rfc3339
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 
-Object = dict[str, Any]
 REASON = "Evicted"
 EVICTION_GRACE = 1.0  # upstream's immediateEvictionGracePeriodSeconds (hard thresholds)
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from minikube_py.api.quantity import Quantity, QuantityError
+from minikube_py.api.unstructured import Object
 from nodeagent.eviction.thresholds import Observation, Threshold, binary_quantity
 from nodeagent.stats.usage import PodUsage
 
-Object = dict[str, Any]
 Stats = Mapping[str, PodUsage]  # pod uid -> usage
 Compare = Callable[[Object, Object], int]
 SYSTEM_CRITICAL_PRIORITY = 2_000_000_000

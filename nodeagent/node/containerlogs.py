@@ -28,11 +28,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from minikube_py.api.unstructured import Object
 from nodeagent.logs import follow_log, read_log
 
-Object = dict[str, Any]
 _ATTEMPT = re.compile(r"^(\d+)\.log$")
 
 

@@ -24,12 +24,10 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from minikube_py.api.unstructured import Object
 from nodeagent.pod.runtimestatus import LABEL_CONTAINER_HASH, PodRuntimeStatus
 from nodeagent.runtime.interface import ContainerState, ContainerStatus
-
-Object = dict[str, Any]
 
 
 @dataclass

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from minikube_py.api.quantity import Quantity
+from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
 from nodeagent.envvars import make_environment_variables
 from nodeagent.images import BUILT_IN_IMAGES, args_replace_default, default_command, image_name
@@ -50,7 +51,6 @@ from nodeagent.pod.sync import ConfigError, VolumeError
 from nodeagent.runtime.interface import ContainerConfig, Resources, RuntimeError_
 from nodeagent.volumes import VolumeManager, VolumeSetupError, make_mounts
 
-Object = dict[str, Any]
 ServiceLister = Callable[[], Iterable[Mapping[str, Any]]]
 
 

@@ -24,16 +24,15 @@ import asyncio
 import copy
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from minikube_py.api.errors import ApiError
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import NODES, PODS
 from minikube_py.clock import Clock
 
-Object = dict[str, Any]
 log = logging.getLogger("nodeagent.mirror")
 
 CONFIG_SOURCE = "kubernetes.io/config.source"

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import Client
@@ -36,7 +36,6 @@ from nodeagent.pod.sync import PodEnvironment, PodSyncer, SyncResult, _grace
 from nodeagent.pod.workers import PodWorkers, WorkerState, is_terminal
 from nodeagent.runtime.interface import ContainerRuntime
 
-Object = dict[str, Any]
 log = logging.getLogger("nodeagent.pods")
 
 

@@ -20,9 +20,8 @@ from typing import Any
 
 import httpx
 
+from minikube_py.api.unstructured import Object
 from nodeagent.runtime.interface import ContainerRuntime, ExecTimeoutError, RuntimeError_
-
-Object = dict[str, Any]
 
 
 async def run_probe(

@@ -19,15 +19,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
 from nodeagent.pod.probe import run_probe
 from nodeagent.pod.runtimestatus import PodRuntimeStatus
 from nodeagent.runtime.interface import ContainerRuntime, ContainerState
 
-Object = dict[str, Any]
 KINDS = ("startup", "readiness", "liveness")
 INITIAL = {"startup": False, "readiness": False, "liveness": True}
 

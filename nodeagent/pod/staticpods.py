@@ -27,13 +27,13 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
 from minikube_py.api.models.core_pod import Pod
 from minikube_py.api.timestamps import format_rfc3339
+from minikube_py.api.unstructured import Object
 from minikube_py.api.validation import is_dns1123_label, is_dns1123_subdomain
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.client.interfaces import Client
@@ -48,7 +48,6 @@ from nodeagent.pod.mirror import (
 )
 from nodeagent.pod.podmanager import PodManager
 
-Object = dict[str, Any]
 log = logging.getLogger("nodeagent.staticpods")
 FILE_CHECK_FREQUENCY = 20.0
 POLL = 1.0

@@ -21,14 +21,13 @@ node's IP give the ``status`` to write:
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
 
 from minikube_py.api.timestamps import format_rfc3339
+from minikube_py.api.unstructured import Object
 from nodeagent.pod.actions import restart_policy
 from nodeagent.pod.runtimestatus import PodRuntimeStatus
 from nodeagent.runtime.interface import ContainerState, ContainerStatus
 
-Object = dict[str, Any]
 Waiting = Mapping[str, tuple[str, str]]
 
 

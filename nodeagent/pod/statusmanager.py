@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from minikube_py.api.errors import ApiError
+from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import PODS
 from nodeagent.pod.mirror import is_static_pod
 
-Object = dict[str, Any]
 log = logging.getLogger("nodeagent.status")
 
 

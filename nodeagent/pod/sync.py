@@ -20,8 +20,9 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
 from nodeagent.pod.actions import compute_pod_actions
@@ -35,7 +36,6 @@ from nodeagent.runtime.interface import (
     RuntimeError_,
 )
 
-Object = dict[str, Any]
 log = logging.getLogger("nodeagent.sync")
 DEFAULT_GRACE = 30
 

@@ -23,11 +23,10 @@ import enum
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 
-Object = dict[str, Any]
 SyncFn = Callable[[Object], Awaitable[float | None]]  # -> sync again after (None: resync)
 StepFn = Callable[[Object], Awaitable[None]]
 log = logging.getLogger("nodeagent.workers")

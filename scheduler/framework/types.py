@@ -13,8 +13,7 @@ from enum import IntFlag
 from typing import Any, NamedTuple
 
 from minikube_py.api.quantity import Quantity, QuantityError
-
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object as Object  # re-exported for callers
 
 CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
 # what a container without requests counts as when spreading (upstream's non-zero defaults)

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
+from minikube_py.api.unstructured import Object
 from tests.cluster import Cluster, running_up
 
 pytestmark = pytest.mark.e2e
@@ -37,7 +38,6 @@ pytestmark = pytest.mark.e2e
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "5"))
 NAME = "fuzz"
 CONNECT = ("/exec", "/attach", "/portforward")
-Object = dict[str, Any]
 CONTAINERS: Object = {"containers": [{"name": "c", "image": "busybox"}]}
 TEMPLATE: Object = {"metadata": {"labels": {"app": NAME}}, "spec": CONTAINERS}
 WORKLOAD: Object = {"selector": {"matchLabels": {"app": NAME}}, "template": TEMPLATE}

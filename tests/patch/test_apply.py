@@ -15,8 +15,7 @@ from apiserver.patch.fieldset import InvalidConfig, field_set
 from apiserver.patch.managedfields import APPLY, UPDATE, Entry, Managed, Manager
 from apiserver.patch.schema import PLAIN, Fields, List
 from apiserver.patch.schemas import CONFIG_MAP, DEPLOYMENT, POD
-
-Obj = dict[str, Any]
+from minikube_py.api.unstructured import Object as Obj
 
 
 def fields(tree: Obj) -> FieldSet:

@@ -15,8 +15,7 @@ from apiserver.patch.fieldmanager import _SYSTEM_META, STRIPPED, FieldManager
 from apiserver.patch.fieldpath import field, to_fields_v1
 from apiserver.patch.schema import Fields
 from apiserver.patch.schemas import CONFIG_MAP, DEPLOYMENT, POD
-
-Obj = dict[str, Any]
+from minikube_py.api.unstructured import Object as Obj
 
 
 def by_sets(obj: Obj, schema: Fields, status: str | None) -> Obj:

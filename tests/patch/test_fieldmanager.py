@@ -16,8 +16,7 @@ from apiserver.patch.fieldmanager import FieldManager
 from apiserver.patch.lastapplied import LAST_APPLIED, last_applied
 from apiserver.patch.managedfields import decode, encode
 from apiserver.patch.schemas import CONFIG_MAP, DEPLOYMENT
-
-Obj = dict[str, Any]
+from minikube_py.api.unstructured import Object as Obj
 
 CONFIG_MAPS = FieldManager(CONFIG_MAP, "v1", "ConfigMap")
 DEPLOYMENTS = FieldManager(DEPLOYMENT, "apps/v1", "Deployment", status_field="status")

@@ -23,7 +23,7 @@ from apiserver.storage.kv import KV
 from apiserver.storage.objects import KVObjectStorage
 
 if TYPE_CHECKING:
-    from tests.etcd_server import EtcdServer
+    from apiserver.storage.testing.etcdserver import EtcdServer
 
 KV_BACKENDS = ["memory", "sqlite", "etcd"]
 
@@ -31,7 +31,7 @@ KV_BACKENDS = ["memory", "sqlite", "etcd"]
 @pytest.fixture(scope="session")
 def etcd_server() -> Iterator[EtcdServer]:
     """One real etcd member per test process (each xdist worker has its own)."""
-    from tests.etcd_server import EtcdServer
+    from apiserver.storage.testing.etcdserver import EtcdServer
 
     server = EtcdServer()
     server.start()

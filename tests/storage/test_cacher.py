@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from apiserver.storage.cacher import Cacher
-from apiserver.storage.interface import INITIAL_EVENTS_END, ListOptions, Object, WatchEvent
+from apiserver.storage.interface import INITIAL_EVENTS_END, ListOptions, WatchEvent
 from apiserver.storage.memory import MemoryKV
 from apiserver.storage.objects import KVObjectStorage
+from minikube_py.api.unstructured import Object
 from tests.storage.conftest import running
 
 PREFIX = "/registry/configmaps/"

@@ -30,7 +30,7 @@ from apiserver.storage.etcd import EtcdKV, EtcdWatch, _progress_is_ordered, open
 from apiserver.storage.keys import object_key
 from apiserver.storage.kv import Event, EventType, WatchBatch
 from apiserver.storage.objects import KVObjectStorage
-from tests.etcd_server import EtcdCluster, EtcdServer
+from apiserver.storage.testing.etcdserver import EtcdCluster, EtcdServer
 
 
 @pytest.fixture

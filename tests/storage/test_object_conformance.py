@@ -16,14 +16,9 @@ from apiserver.storage.errors import (
     PreconditionError,
     TooLargeResourceVersionError,
 )
-from apiserver.storage.interface import (
-    ListOptions,
-    Object,
-    ObjectStorage,
-    Preconditions,
-    WatchEvent,
-)
+from apiserver.storage.interface import ListOptions, ObjectStorage, Preconditions, WatchEvent
 from apiserver.storage.kv import KV
+from minikube_py.api.unstructured import Object
 
 
 def configmap(name: str, **data: str) -> Object:

@@ -3,10 +3,10 @@ watch cache) and never to another event, even one carrying equal bytes."""
 
 from __future__ import annotations
 
-from apiserver.storage.interface import Object
 from apiserver.storage.kv import Event, EventType, KeyValue
 from apiserver.storage.memory import MemoryKV
 from apiserver.storage.objects import KVObjectStorage, encode
+from minikube_py.api.unstructured import Object
 
 KEY = "/registry/configmaps/default/c"
 

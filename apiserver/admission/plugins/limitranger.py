@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
+from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.plugins import lookup
 from apiserver.admission.plugins import resources as res
 from minikube_py.api.quantity import Quantity
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog

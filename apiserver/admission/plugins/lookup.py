@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from apiserver.storage.errors import KeyNotFoundError
 from apiserver.storage.interface import ListOptions
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog
     from apiserver.registry.store import GenericStore
-
-Object = dict[str, Any]
 
 
 def store(catalog: Catalog, group: str, version: str, resource: str) -> GenericStore:

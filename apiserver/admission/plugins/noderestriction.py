@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
+from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.plugins import lookup
 from apiserver.authz.nodegraph import pod_references
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog

@@ -8,10 +8,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
+from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.plugins import lookup
 from minikube_py.api import errors
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog

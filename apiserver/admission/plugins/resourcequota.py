@@ -16,13 +16,14 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
+from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.plugins import lookup, quotausage
 from apiserver.admission.plugins import resources as res
 from apiserver.storage.errors import StorageError
 from minikube_py.api.quantity import Quantity
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog

@@ -5,7 +5,7 @@ invocation's version, the POST, the checks of the answer, then the answer's audi
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from apiserver.admission import warnings
 from apiserver.admission.attributes import Attributes
@@ -20,12 +20,11 @@ from apiserver.admission.webhook.review import (
     verify_response,
 )
 from apiserver.context import annotate
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog
     from apiserver.registry.store import GenericStore
-
-Object = dict[str, Any]
 
 
 def check_dry_run(invocation: Invocation, attrs: Attributes) -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.webhook.calling import Object, call, convert, store_of, versioned
+from apiserver.admission.webhook.calling import call, convert, store_of, versioned
 from apiserver.admission.webhook.errors import CallError, denied, failed_closed
 from apiserver.admission.webhook.matching import Invocation, is_exempt, should_call
 from apiserver.admission.webhook.review import Response
@@ -35,6 +35,7 @@ from apiserver.patch.jsonpatch import apply_json_patch
 from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.field_errors import go_quote
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog

@@ -8,9 +8,10 @@ import re
 from typing import Any
 
 from apiserver.registry.age import age
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import core_objects
+from minikube_py.api.unstructured import Object
 
 AGE_COLUMN: Column = (
     "Age",

@@ -23,9 +23,10 @@ from apiserver.registry.resources.podvalidation import (
     validate_selector_unchanged,
     validate_workload,
 )
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import apps_sets
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from apiserver.registry.resources.ephemeralvalidation import validate_ephemeral_update
 from apiserver.registry.resources.pod import PodStrategy
 from apiserver.registry.resources.podvalidation import to_causes
-from apiserver.registry.strategy import Object
 from minikube_py import jsonutil
 from minikube_py.api.errors import Cause
+from minikube_py.api.unstructured import Object
 
 
 class EphemeralContainersStrategy(PodStrategy):

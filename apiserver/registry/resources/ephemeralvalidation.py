@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.registry.resources.podvalidation import validate_container
-from apiserver.registry.strategy import Object
 from minikube_py.api.field_errors import FieldError, forbidden
+from minikube_py.api.unstructured import Object
 
 FIELD = "spec.ephemeralContainers"
 NOT_ALLOWED = "cannot be set for an Ephemeral Container"

@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 from apiserver.registry.age import age
 from apiserver.registry.deletion import UNSUPPORTED
-from apiserver.registry.strategy import Column, Object, ServedModels, Strategy
+from apiserver.registry.strategy import Column, ServedModels, Strategy
 from minikube_py.api.models import core_objects
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     ("Last Seen", "string", "", "The time at which the most recent occurrence was recorded.", 0),

@@ -13,7 +13,7 @@ fields, instead of shadowing the converted field.
 
 from __future__ import annotations
 
-from apiserver.registry.strategy import Object
+from minikube_py.api.unstructured import Object
 
 CORE_API_VERSION = "v1"
 EVENTS_API_VERSION = "events.k8s.io/v1"

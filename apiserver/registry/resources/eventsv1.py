@@ -19,9 +19,9 @@ from typing import Any
 from apiserver.registry.resources.event import INVOLVED_FIELDS, EventStrategy
 from apiserver.registry.resources.eventconversion import EventsV1Conversion, event_to_core
 from apiserver.registry.resources.eventvalidation import validate_event_create, validate_event_update
-from apiserver.registry.strategy import Object
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import events
+from minikube_py.api.unstructured import Object
 
 # events.k8s.io/v1 field label -> the core/v1 field label it selects on
 FIELD_LABELS: dict[str, str] = {

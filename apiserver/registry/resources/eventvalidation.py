@@ -25,9 +25,9 @@ from typing import Any
 
 from apiserver.registry.resources.podvalidation import IMMUTABLE as IMMUTABLE_MESSAGE
 from apiserver.registry.resources.podvalidation import to_causes
-from apiserver.registry.strategy import Object
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, go_quote, invalid, required
+from minikube_py.api.unstructured import Object
 from minikube_py.api.validation import is_dns1123_subdomain, is_qualified_name
 
 REPORTING_INSTANCE_LENGTH_LIMIT = 128

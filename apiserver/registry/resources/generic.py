@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, ServedModels, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, ServedModels, Strategy
 from minikube_py.api.models import core_objects, discovery
+from minikube_py.api.unstructured import Object
 
 
 class SpecStatusStrategy(Strategy):

@@ -23,11 +23,12 @@ from apiserver.registry.resources.podvalidation import (
     validate_selector_unchanged,
     validate_template,
 )
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, required
 from minikube_py.api.models import batch
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

@@ -6,8 +6,9 @@ from typing import Any
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.models import coordination
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

@@ -22,10 +22,11 @@ from apiserver.registry.deletion import (
     DeleteOptions,
     set_finalizers,
 )
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, invalid
 from minikube_py.api.models import core_objects
+from minikube_py.api.unstructured import Object
 from minikube_py.api.validation import is_qualified_name
 
 FINALIZER = "kubernetes"

@@ -15,9 +15,10 @@ from apiserver.registry.resources.podprint import pod_cells
 from apiserver.registry.resources.podtemplate import default_pod_only, default_pod_spec
 from apiserver.registry.resources.podvalidation import to_causes, validate_pod
 from apiserver.registry.resources.qos import pod_qos_class
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import core_pod
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from apiserver.registry.age import age, since
-from apiserver.registry.strategy import Object
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
+from minikube_py.api.unstructured import Object
 
 NODE_LOST = "NodeLost"  # upstream's node.NodeUnreachablePodReason
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.strategy import Column, Object
+from apiserver.registry.strategy import Column
 from minikube_py.api.labels import SelectorError, label_selector_as_selector
+from minikube_py.api.unstructured import Object
 
 CONTAINERS_COLUMN: Column = ("Containers", "string", "", "Names of each container in the template.", 1)
 IMAGES_COLUMN: Column = ("Images", "string", "", "Images referenced by each container in the template.", 1)

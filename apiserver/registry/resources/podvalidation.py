@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.strategy import Object
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden, invalid, not_supported, required
 from minikube_py.api.labels import SelectorError, label_selector_as_selector
+from minikube_py.api.unstructured import Object
 from minikube_py.api.validation import is_dns1123_label, is_qualified_name, validate_labels
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")

@@ -9,10 +9,11 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.resources.podvalidation import IMMUTABLE, to_causes
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden, invalid
 from minikube_py.api.models import scheduling
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import functools
 
-from apiserver.registry.strategy import Object
 from minikube_py.api.quantity import Quantity, QuantityError
+from minikube_py.api.unstructured import Object
 
 _SUPPORTED = ("cpu", "memory")
 

@@ -15,9 +15,10 @@ from apiserver.registry.resources.rbacvalidation import (
     validate_binding_update,
     validate_rules,
 )
-from apiserver.registry.strategy import CREATED_AT_COLUMN, NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import CREATED_AT_COLUMN, NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import rbac
+from minikube_py.api.unstructured import Object
 
 ROLE_DESCRIPTION = "Role reference"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.registry.strategy import Object
 from minikube_py.api.field_errors import FieldError, invalid, not_supported, required
+from minikube_py.api.unstructured import Object
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 

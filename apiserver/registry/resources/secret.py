@@ -9,9 +9,10 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN, validate_base64, validate_keys
 from apiserver.registry.resources.secrettypes import secret_type_errors
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import core_objects
+from minikube_py.api.unstructured import Object
 
 
 def fold_string_data(obj: Object) -> None:

@@ -26,9 +26,10 @@ from apiserver.registry.resources.servicespec import (
     validate_cluster_ip_unchanged,
     validate_service,
 )
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import core_service
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.registry.resources.serviceallocator import ClusterIPAllocator, RangeAllocator
-from apiserver.registry.strategy import Object
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, invalid, not_supported, required
+from minikube_py.api.unstructured import Object
 
 SERVICE_TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 PROTOCOLS = ("SCTP", "TCP", "UDP")

@@ -16,10 +16,11 @@ from apiserver.registry.resources.podtemplate import (
     template_spec,
 )
 from apiserver.registry.resources.podvalidation import non_negative, to_causes, validate_workload
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden
 from minikube_py.api.models import apps_sets
+from minikube_py.api.unstructured import Object
 
 COLUMNS: list[Column] = [
     NAME_COLUMN,

@@ -13,9 +13,10 @@ from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.resources.podvalidation import to_causes
 from apiserver.registry.resources.webhookvalidation import validate_configuration
-from apiserver.registry.strategy import NAME_COLUMN, Column, Object, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import admissionregistration
+from minikube_py.api.unstructured import Object
 
 WEBHOOKS_COLUMN: Column = ("Webhooks", "integer", "", "Webhooks indicates the number of webhooks.", 0)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from apiserver.registry.strategy import Object
 from minikube_py.api.field_errors import FieldError, forbidden, invalid, not_supported, required
+from minikube_py.api.unstructured import Object
 from minikube_py.api.validation import (
     is_dns1035_label,
     is_dns1123_subdomain,

@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.clock import FakeClock
 from minikube_py.events import FakeRecorder
 from minikube_py.testing.fakeclient import FakeClient
-
-Object = dict[str, Any]
 
 
 class World:

@@ -5,11 +5,10 @@ from typing import Any
 from controllers.garbagecollector import GarbageCollector
 from controllers.garbagecollector.graph_builder import ADD, DELETE, GraphEvent, identity_of
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import PODS, REPLICASETS
 from minikube_py.workqueue import RateLimitingQueue
 from tests.controllers.lifecycle.fixtures import World, meta
-
-Object = dict[str, Any]
 
 
 def make_gc(world: World) -> GarbageCollector:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from minikube_py.api.unstructured import Object
 from nodeagent.pod.actions import container_hash
 from nodeagent.pod.runtimestatus import LABEL_CONTAINER_HASH, LABEL_POD_UID, PodRuntimeStatus
 from nodeagent.runtime.interface import ContainerState, ContainerStatus, PodSandboxStatus, SandboxState
 
-Object = dict[str, Any]
 UID = "uid-1"
 
 

@@ -4,16 +4,14 @@ pods written to their mirror."""
 from __future__ import annotations
 
 import copy
-from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import NODES, PODS
 from minikube_py.clock import FakeClock
 from minikube_py.testing.fakeclient import FakeClient
 from nodeagent.pod.mirror import CONFIG_MIRROR, MirrorPods, is_mirror_pod
 from nodeagent.pod.staticpods import static_pod
 from nodeagent.pod.statusmanager import StatusManager
-
-Object = dict[str, Any]
 
 
 def manifest(image: str = "busybox") -> Object:

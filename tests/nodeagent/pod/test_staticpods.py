@@ -6,10 +6,10 @@ import asyncio
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import FakeClock
 from nodeagent.pod.staticpods import (
     FILE_CHECK_FREQUENCY,
@@ -19,7 +19,6 @@ from nodeagent.pod.staticpods import (
     validate_manifest,
 )
 
-Object = dict[str, Any]
 WEB = """\
 apiVersion: v1
 kind: Pod

@@ -4,8 +4,7 @@ container is started once, with its target's runtime id."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import FakeClock
 from minikube_py.events import FakeRecorder
 from nodeagent.pod.runtimestatus import LABEL_CONTAINER_NAME, LABEL_POD_UID, PodRuntimeStatus, group_by_pod
@@ -13,8 +12,6 @@ from nodeagent.pod.sync import PodSyncer, VolumeError
 from nodeagent.runtime.fake import FakeRuntime
 from nodeagent.runtime.interface import ContainerConfig, ContainerState
 from tests.nodeagent.pod.builders import UID, make_pod
-
-Object = dict[str, Any]
 
 
 class Environment:

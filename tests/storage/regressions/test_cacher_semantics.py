@@ -10,9 +10,10 @@ import asyncio
 import pytest
 
 from apiserver.storage.cacher import Cacher
-from apiserver.storage.interface import INITIAL_EVENTS_END, ListOptions, Object
+from apiserver.storage.interface import INITIAL_EVENTS_END, ListOptions
 from apiserver.storage.memory import MemoryKV
 from apiserver.storage.objects import KVObjectStorage
+from minikube_py.api.unstructured import Object
 from tests.storage.conftest import running
 
 PREFIX = "/registry/configmaps/"

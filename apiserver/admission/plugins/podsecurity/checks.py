@@ -7,9 +7,9 @@ checks restricted replaces, or at restricted the restricted checks."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
-Object = dict[str, Any]
+from minikube_py.api.unstructured import Object
+
 Result = tuple[str, str] | None
 Check = Callable[[Object, Object], Result]
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from apiserver.admission import warnings
-from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
+from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.plugins import lookup
 from apiserver.admission.plugins.podsecurity.checks import evaluate, forbidden_detail
 from apiserver.context import annotate
+from minikube_py.api.unstructured import Object
 
 if TYPE_CHECKING:
     from apiserver.registry.catalog import Catalog
