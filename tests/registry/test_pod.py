@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from apiserver.registry.resources.pod import PodStrategy
-from apiserver.registry.resources.podtemplate import image_pull_policy
+from apiserver.registry.resources.podtemplatespec import image_pull_policy
 from apiserver.registry.resources.qos import pod_qos_class
 from tests.registry.helpers import NOW, ago, causes, meta, prepared_for_create, prepared_for_update
 

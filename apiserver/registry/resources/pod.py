@@ -12,7 +12,7 @@ from apiserver.registry.resources.ephemeralvalidation import (
     validate_pod_create,
 )
 from apiserver.registry.resources.podprint import pod_cells
-from apiserver.registry.resources.podtemplate import default_pod_only, default_pod_spec
+from apiserver.registry.resources.podtemplatespec import default_pod_only, default_pod_spec
 from apiserver.registry.resources.podvalidation import to_causes, validate_pod
 from apiserver.registry.resources.qos import pod_qos_class
 from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy

@@ -12,7 +12,7 @@ from typing import Any, Self
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
-from apiserver.registry.resources.podtemplate import format_labels
+from apiserver.registry.resources.podtemplatespec import format_labels
 from apiserver.registry.resources.podvalidation import to_causes
 from apiserver.registry.resources.serviceallocator import (
     ClusterIPAllocator,

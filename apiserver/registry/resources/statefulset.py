@@ -8,7 +8,7 @@ from typing import Any
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
-from apiserver.registry.resources.podtemplate import (
+from apiserver.registry.resources.podtemplatespec import (
     CONTAINERS_COLUMN,
     IMAGES_COLUMN,
     container_cells,

@@ -166,3 +166,14 @@ class Binding(TypeMeta):
     """Standard object metadata."""
     target: ObjectReference | None = None
     """The object to bind to."""
+
+
+class PodTemplate(TypeMeta):
+    """A pod template stored on its own, for other objects to copy pods from."""
+
+    kinds = (Served("", "v1", "podtemplates", True),)
+
+    metadata: ObjectMeta | None = None
+    """Standard object metadata."""
+    template: PodTemplateSpec | None = None
+    """The pods this template describes."""

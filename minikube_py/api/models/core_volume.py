@@ -292,3 +292,21 @@ class Volume(K8sModel):
     """Deprecated ScaleIO volume."""
     storageos: RawObject | None = None
     """Deprecated StorageOS volume."""
+
+
+class TopologySelectorLabelRequirement(K8sModel):
+    """A topology label key and the values it may take."""
+
+    required_fields = ("key", "values")
+
+    key: str | None = None
+    """The label key that the selector applies to."""
+    values: list[str] | None = None
+    """The values the key may take; one must match."""
+
+
+class TopologySelectorTerm(K8sModel):
+    """Topology labels a volume may be provisioned in; the requirements are ANDed."""
+
+    match_label_expressions: list[TopologySelectorLabelRequirement] | None = None
+    """A list of topology selector requirements by labels."""
