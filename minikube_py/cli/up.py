@@ -106,6 +106,8 @@ async def run_components(
     each with its own identity, over HTTPS on loopback like separate processes would."""
     await listening.wait()
     kubeconfigs = ensure_component_identities(data_dir, pki, server)
+    # in a thread, so that the apiserver keeps answering while the controllers load
+    await asyncio.to_thread(controllers.app.load_controllers)
     agents = await node_agents(data_dir, pki, server, components)
     await run_together(
         controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
