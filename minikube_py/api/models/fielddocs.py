@@ -15,15 +15,21 @@ import functools
 import inspect
 import itertools
 import sys
+import typing
 from collections.abc import Mapping
 
 
 def field_docstrings(model: type) -> Mapping[str, str]:
-    """The attribute docstrings of ``model``'s fields, by attribute name, those of its bases
-    included (a subclass's own win), cleaned as ``inspect.cleandoc`` does."""
+    """The attribute docstrings of ``model``'s fields (its annotated attributes, those of its
+    bases included; a subclass's own win), by attribute name, cleaned as ``inspect.cleandoc``
+    does. Only the classes that declare some of those fields are read."""
+    fields = set(getattr(model, "model_fields", None) or typing.get_type_hints(model))
     found: dict[str, str] = {}
     for cls in reversed(model.__mro__):
-        found.update(_class_docstrings(cls.__module__, cls.__qualname__))
+        declared = fields & set(vars(cls).get("__annotations__", {}))
+        if declared:
+            docs = _class_docstrings(cls.__module__, cls.__qualname__)
+            found.update((name, doc) for name, doc in docs.items() if name in declared)
     return found
 
 
