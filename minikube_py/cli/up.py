@@ -24,7 +24,6 @@ from typing import Any
 
 import apiserver.app
 import controllers.app
-import nodeagent.app
 import scheduler.app
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.datadir import DEFAULT_DATA_DIR, DataDirError, prepare_data_dir
@@ -44,13 +43,13 @@ logger = logging.getLogger("kubeconfig")
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
 MAX_PROCESS_NODES = 254
 
-# errors of bad input, reported as one line (exit 2) without a traceback
+# errors of bad input, reported as one line (exit 2) without a traceback (the node agents'
+# are the shared library's: kubeconfig and PKI errors, which main reports for every command)
 CONFIG_ERRORS: tuple[type[Exception], ...] = (
     DataDirError,
     *apiserver.app.CONFIG_ERRORS,
     *controllers.app.CONFIG_ERRORS,
     *scheduler.app.CONFIG_ERRORS,
-    *nodeagent.app.CONFIG_ERRORS,
 )
 
 
@@ -107,13 +106,32 @@ async def run_components(
     each with its own identity, over HTTPS on loopback like separate processes would."""
     await listening.wait()
     kubeconfigs = ensure_component_identities(data_dir, pki, server)
-    ca = load_certificate_authority(pki.ca)
-    agents = nodeagent.app.cluster_agents(data_dir, pki, ca, server, components.nodes, components.fake_nodes)
+    # in a thread, so that the apiserver keeps answering while the controllers load
+    await asyncio.to_thread(controllers.app.load_controllers)
+    agents = await node_agents(data_dir, pki, server, components)
     await run_together(
         controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
         scheduler.app.run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), components.scheduling),
         *agents,
     )
+
+
+async def node_agents(
+    data_dir: Path, pki: ClusterPKI, server: str, components: Components
+) -> list[Coroutine[Any, Any, None]]:
+    """The node agents' coroutines. The node agent is imported only when ``up`` runs agents, and
+    in a thread: the apiserver listens by now and keeps answering meanwhile."""
+    if not (components.nodes or components.fake_nodes):
+        return []
+    await asyncio.to_thread(_import_node_agent)
+    import nodeagent.app  # imported by now
+
+    ca = load_certificate_authority(pki.ca)
+    return nodeagent.app.cluster_agents(data_dir, pki, ca, server, components.nodes, components.fake_nodes)
+
+
+def _import_node_agent() -> None:
+    import nodeagent.app  # noqa: F401  (the import is the point)
 
 
 async def serve_with_components(

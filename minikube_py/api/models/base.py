@@ -61,7 +61,8 @@ class K8sModel(BaseModel):
         alias_generator=json_name,
         populate_by_name=True,
         extra="allow",
-        use_attribute_docstrings=True,
+        defer_build=True,
+        # field docstrings feed only OpenAPI: read from source when it is built (fielddocs.py)
     )
 
     required_fields: ClassVar[tuple[str, ...]] = ()

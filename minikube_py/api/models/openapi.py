@@ -18,6 +18,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 
 from minikube_py.api.models.base import META, Format, K8sModel, OneOf, SchemaRef
+from minikube_py.api.models.fielddocs import field_docstrings
 from minikube_py.api.models.meta import ListMeta
 from minikube_py.api.models.shapes import strip
 
@@ -111,20 +112,23 @@ class SchemaSet:
         return name
 
     def _object(self, model: type[K8sModel]) -> Schema:
+        docs = field_docstrings(model)
         properties = {
-            info.alias or field: self._property(model, info) for field, info in model.model_fields.items()
+            info.alias or field: self._property(model, info, docs.get(field))
+            for field, info in model.model_fields.items()
         }
         schema: Schema = {"description": _text(model.__doc__), "type": "object", "properties": properties}
         if model.required_fields:
             schema["required"] = list(model.required_fields)
         return schema
 
-    def _property(self, model: type[K8sModel], info: FieldInfo) -> Schema:
+    def _property(self, model: type[K8sModel], info: FieldInfo, docstring: str | None) -> Schema:
         schema = self._value(info.annotation, list(info.metadata))
         if "$ref" in schema:
             schema = {"allOf": [schema]}
-        if info.description:
-            schema["description"] = _text(info.description)
+        description = info.description or docstring  # Field(description=...), else its docstring
+        if description:
+            schema["description"] = _text(description)
         if self._extensions is not None:
             schema.update(self._extensions(model, info.alias or ""))
         return schema
