@@ -6,6 +6,7 @@ from typing import Annotated
 
 from minikube_py.api.models.base import Bytes, Int32, K8sModel, OneOf
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 
 OPENAPI_PACKAGE = "io.k8s.api.admissionregistration.v1"
 
@@ -104,7 +105,7 @@ class ValidatingWebhookConfiguration(TypeMeta):
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    webhooks: list[ValidatingWebhook] | None = None
+    webhooks: list[ValidatingWebhook] | None = tag(merge_key="name")
     """The webhooks and the resources and operations each one affects."""
 
 
@@ -113,5 +114,5 @@ class MutatingWebhookConfiguration(TypeMeta):
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    webhooks: list[MutatingWebhook] | None = None
+    webhooks: list[MutatingWebhook] | None = tag(merge_key="name")
     """The webhooks and the resources and operations each one affects."""

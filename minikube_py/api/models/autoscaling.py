@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import Int32, K8sModel
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 
 OPENAPI_PACKAGE = "io.k8s.api.autoscaling.v1"
 
@@ -11,7 +12,7 @@ OPENAPI_PACKAGE = "io.k8s.api.autoscaling.v1"
 class ScaleSpec(K8sModel):
     """The desired scale of a workload."""
 
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(1, "omitempty")
     """Desired number of instances of the scaled object."""
 
 
@@ -20,18 +21,18 @@ class ScaleStatus(K8sModel):
 
     required_fields = ("replicas",)
 
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(1)
     """Actual number of observed instances of the scaled object."""
-    selector: str | None = None
+    selector: str | None = tag(2, "omitempty")
     """Label query over the pods counted as replicas, in the string form of label selectors."""
 
 
 class Scale(TypeMeta):
     """A scaling request for a resource."""
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata; its name and namespace are those of the scaled object."""
-    spec: ScaleSpec | None = None
+    spec: ScaleSpec | None = tag(2, "omitempty")
     """The desired scale."""
-    status: ScaleStatus | None = None
+    status: ScaleStatus | None = tag(3, "omitempty")
     """The current scale. Read-only."""
