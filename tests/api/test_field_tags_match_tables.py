@@ -5,17 +5,40 @@ Deleted with the old tables in the next commit (the guard test in ``test_field_t
 
 from __future__ import annotations
 
-from apiserver.patch import schemas
 from apiserver.patch.from_models import schema_of
 from apiserver.patch.schema import List, Schema
+from apiserver.patch.schemas import schema_for
 from minikube_py.api.models import MODELS, K8sModel
 from minikube_py.api.models.core_pod import PodTemplate
 from minikube_py.api.models.core_replication import ReplicationController
 from minikube_py.api.models.meta import DeleteOptions
 from minikube_py.api.models.networking import Ingress
 from minikube_py.api.models.policy import PodDisruptionBudget
+from minikube_py.api.protobuf import (
+    messages_auth,
+    messages_container,
+    messages_core,
+    messages_meta,
+    messages_misc,
+    messages_pod,
+    messages_volume,
+    messages_workloads,
+)
 from minikube_py.api.protobuf.from_models import build_registry_from_models
 from minikube_py.api.protobuf.messages import MESSAGES, REGISTRY
+from minikube_py.api.protobuf.schema import build_registry
+from tests.api import _old_patch_schemas as schemas
+
+OLD_TABLES = (
+    messages_meta,
+    messages_core,
+    messages_pod,
+    messages_container,
+    messages_volume,
+    messages_workloads,
+    messages_auth,
+    messages_misc,
+)
 
 # The one intended difference: upstream merges a volume's items by their own struct tags, so the
 # ObjectMeta of an ephemeral volume's claim template merges its lists; the old table stopped at
@@ -33,7 +56,9 @@ def _models_by_name() -> dict[str, type[K8sModel]]:
 def test_derived_registry_is_the_old_one() -> None:
     by_name = _models_by_name()
     roots = [by_name[name] for name in set(MESSAGES.values())] + [DeleteOptions]
-    assert build_registry_from_models(roots) == REGISTRY
+    old = build_registry(module.SCHEMA for module in OLD_TABLES)
+    assert build_registry_from_models(roots) == old
+    assert old == REGISTRY
 
 
 def _diff(new: Schema, old: Schema, path: str, out: list[str]) -> None:
@@ -60,6 +85,7 @@ def test_derived_patch_schemas_are_the_old_ones() -> None:
     for group_kind, old in schemas._BY_KIND.items():
         found: list[str] = []
         _diff(schema_of(by_group_kind[group_kind]), old, "", found)
+        assert schema_for(*group_kind) is schema_of(by_group_kind[group_kind])
         assert [p for p in found if not _deeper(p)] == [], group_kind
 
 
