@@ -178,5 +178,10 @@ def test_kind_schemas_follow_upstream_tags(
 
 
 def test_retain_keys_marks_follow_upstream() -> None:
-    assert at(schemas.POD_SPEC, "volumes") == List(merge_key="name", retain_keys=True)
+    volumes = at(schemas.POD_SPEC, "volumes")
+    assert isinstance(volumes, List)
+    assert (volumes.merge_key, volumes.retain_keys) == ("name", True)
+    # The items follow the Volume struct's own tags, as upstream's do: an ephemeral volume's claim
+    # template carries ObjectMeta, whose lists merge (the table before field tags stopped at Volume).
+    assert at(volumes.item, "ephemeral", "volumeClaimTemplate", "metadata") is schemas.OBJECT_META
     assert at(schemas.DEPLOYMENT, "spec", "strategy") == Fields(retain_keys=True)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from minikube_py.api.models.base import Bytes, Int32, K8sModel, OneOf
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.admissionregistration.v1"
@@ -109,7 +110,7 @@ class ValidatingWebhookConfiguration(TypeMeta):
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    webhooks: list[ValidatingWebhook] | None = None
+    webhooks: list[ValidatingWebhook] | None = tag(merge_key="name")
     """The webhooks and the resources and operations each one affects."""
 
 
@@ -120,5 +121,5 @@ class MutatingWebhookConfiguration(TypeMeta):
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
-    webhooks: list[MutatingWebhook] | None = None
+    webhooks: list[MutatingWebhook] | None = tag(merge_key="name")
     """The webhooks and the resources and operations each one affects."""

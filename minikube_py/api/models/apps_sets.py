@@ -8,6 +8,7 @@ from minikube_py.api.models.base import Int32, Int64, IntOrString, K8sModel, One
 from minikube_py.api.models.core_claim import PersistentVolumeClaim
 from minikube_py.api.models.core_pod import PodTemplateSpec
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import ALL_CATEGORY, SCALE, STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.apps.v1"
@@ -95,7 +96,7 @@ class DaemonSetStatus(K8sModel):
     """Nodes that should run the daemon pod and have none available."""
     collision_count: Int32 | None = None
     """Count of hash collisions, used to name the newest ControllerRevision."""
-    conditions: list[DaemonSetCondition] | None = None
+    conditions: list[DaemonSetCondition] | None = tag(merge_key="type")
     """The latest available observations of the daemon set's state."""
 
 
@@ -215,7 +216,7 @@ class StatefulSetStatus(K8sModel):
     """Revision of the pods with ordinals from ``replicas - updatedReplicas`` up."""
     collision_count: Int32 | None = None
     """Count of hash collisions, used to name the newest ControllerRevision."""
-    conditions: list[StatefulSetCondition] | None = None
+    conditions: list[StatefulSetCondition] | None = tag(merge_key="type")
     """The latest available observations of the set's state."""
     available_replicas: Int32 | None = None
     """Pods ready for at least ``minReadySeconds``."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import Int64, K8sModel, Time
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import CREATE_ONLY, Kind, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.authentication.v1"
@@ -18,36 +19,36 @@ GROUP = "authentication.k8s.io"
 class UserInfo(K8sModel):
     """A user as an authenticator saw it."""
 
-    username: str | None = None
+    username: str | None = tag(1, "omitempty")
     """The user's name, unique among current users."""
-    uid: str | None = None
+    uid: str | None = tag(2, "omitempty")
     """An identifier of the user that stays unique over time, across deletion and re-creation."""
-    groups: list[str] | None = None
+    groups: list[str] | None = tag(3, "omitempty")
     """The groups the user belongs to."""
-    extra: dict[str, list[str]] | None = None
+    extra: dict[str, list[str]] | None = tag(4, "omitempty")
     """Further attributes the authenticator attached to the user."""
 
 
 class TokenReviewSpec(K8sModel):
     """The token to check."""
 
-    token: str | None = None
+    token: str | None = tag(1, "omitempty")
     """The bearer token, opaque."""
-    audiences: list[str] | None = None
+    audiences: list[str] | None = tag(2, "omitempty")
     """The audiences the token must be meant for (at least one); empty means the API server's."""
 
 
 class TokenReviewStatus(K8sModel):
     """The outcome of the check."""
 
-    authenticated: bool | None = None
+    authenticated: bool | None = tag(1, "omitempty")
     """Whether the token belongs to a known user."""
-    user: UserInfo | None = None
+    user: UserInfo | None = tag(2, "omitempty")
     """The user the token belongs to."""
-    audiences: list[str] | None = None
+    audiences: list[str] | None = tag(4, "omitempty")
     """The audiences, among those requested, that the token is valid for; empty when it is valid
     for the API server's own audiences."""
-    error: str | None = None
+    error: str | None = tag(3, "omitempty")
     """Why the token could not be checked."""
 
 
@@ -58,18 +59,18 @@ class TokenReview(TypeMeta):
 
     required_fields = ("spec",)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: TokenReviewSpec | None = None
+    spec: TokenReviewSpec | None = tag(2)
     """The token."""
-    status: TokenReviewStatus | None = None
+    status: TokenReviewStatus | None = tag(3, "omitempty")
     """The outcome, filled in by the server."""
 
 
 class SelfSubjectReviewStatus(K8sModel):
     """What the server knows of the requesting user."""
 
-    user_info: UserInfo | None = None
+    user_info: UserInfo | None = tag(1, "omitempty")
     """The requesting user (the impersonated one when impersonating)."""
 
 
@@ -81,22 +82,22 @@ class SelfSubjectReview(TypeMeta):
         Served(GROUP, "v1beta1", "selfsubjectreviews", False, verbs=CREATE_ONLY),
     )
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    status: SelfSubjectReviewStatus | None = None
+    status: SelfSubjectReviewStatus | None = tag(2, "omitempty")
     """The requesting user, filled in by the server."""
 
 
 class BoundObjectReference(K8sModel):
     """The object a token's validity is tied to."""
 
-    kind: str | None = None
+    kind: str | None = tag(1, "omitempty")
     """The object's kind: Pod, Secret or Node."""
-    api_version: str | None = None
+    api_version: str | None = tag(2, "omitempty")
     """The object's API version."""
-    name: str | None = None
+    name: str | None = tag(3, "omitempty")
     """The object's name."""
-    uid: str | None = None
+    uid: str | None = tag(4, "omitempty")
     """The object's uid."""
 
 
@@ -105,11 +106,11 @@ class TokenRequestSpec(K8sModel):
 
     required_fields = ("audiences",)
 
-    audiences: list[str] | None = None
+    audiences: list[str] | None = tag(1)
     """The audiences the token is meant for; empty means the API server's."""
-    expiration_seconds: Int64 | None = None
+    expiration_seconds: Int64 | None = tag(4, "*")
     """The requested lifetime in seconds; the server may shorten or lengthen it."""
-    bound_object_ref: BoundObjectReference | None = None
+    bound_object_ref: BoundObjectReference | None = tag(3, "*")
     """An object the token is bound to: the token stops being valid once it is deleted."""
 
 
@@ -118,9 +119,9 @@ class TokenRequestStatus(K8sModel):
 
     required_fields = ("token", "expirationTimestamp")
 
-    token: str | None = None
+    token: str | None = tag(1)
     """The signed token, opaque."""
-    expiration_timestamp: Time | None = None
+    expiration_timestamp: Time | None = tag(2)
     """When the token expires."""
 
 
@@ -132,9 +133,9 @@ class TokenRequest(TypeMeta):
 
     required_fields = ("spec",)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata; its name and namespace are the service account's."""
-    spec: TokenRequestSpec | None = None
+    spec: TokenRequestSpec | None = tag(2)
     """The token wanted."""
-    status: TokenRequestStatus | None = None
+    status: TokenRequestStatus | None = tag(3, "omitempty")
     """The token issued, filled in by the server."""

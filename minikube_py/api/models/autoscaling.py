@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import Int32, K8sModel
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import Kind
 
 OPENAPI_PACKAGE = "io.k8s.api.autoscaling.v1"
@@ -12,7 +13,7 @@ OPENAPI_PACKAGE = "io.k8s.api.autoscaling.v1"
 class ScaleSpec(K8sModel):
     """The desired scale of a workload."""
 
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(1, "omitempty")
     """Desired number of instances of the scaled object."""
 
 
@@ -21,9 +22,9 @@ class ScaleStatus(K8sModel):
 
     required_fields = ("replicas",)
 
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(1)
     """Actual number of observed instances of the scaled object."""
-    selector: str | None = None
+    selector: str | None = tag(2, "omitempty")
     """Label query over the pods counted as replicas, in the string form of label selectors."""
 
 
@@ -32,9 +33,9 @@ class Scale(TypeMeta):
 
     kinds = (Kind("autoscaling/v1"),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata; its name and namespace are those of the scaled object."""
-    spec: ScaleSpec | None = None
+    spec: ScaleSpec | None = tag(2, "omitempty")
     """The desired scale."""
-    status: ScaleStatus | None = None
+    status: ScaleStatus | None = tag(3, "omitempty")
     """The current scale. Read-only."""

@@ -49,7 +49,8 @@ class K8sModel(BaseModel):
     """Base of every API model: JSON names as aliases, unknown keys kept (never dropped).
 
     ``required_fields`` lists the JSON names upstream marks required; it only feeds the OpenAPI
-    ``required`` list (loading never insists on them).
+    ``required`` list (loading never insists on them). Fields carry upstream's struct tag facts
+    (protobuf number, Go shape, patch strategy) through ``tags.tag``.
 
     ``kinds`` is the declaration of a top-level model (a kind): each ``Served`` entry is a REST
     resource of that kind, each ``Kind`` entry an (apiVersion, kind) with no resource of its own.
@@ -67,6 +68,19 @@ class K8sModel(BaseModel):
 
     required_fields: ClassVar[tuple[str, ...]] = ()
     kinds: ClassVar[tuple[Declaration, ...]] = ()
+    embedded_at: ClassVar[int | None] = None
+    """The protobuf number at which this model embeds its base model (Go's ``json:",inline"``
+    embedded struct), from the class keyword ``inline=N``; None for plain subclasses."""
+    embedded_name: ClassVar[str | None] = None
+    """The embedding's protobuf field name when it is not the base's name in lowerCamel case
+    (class keyword ``inline_name``)."""
+
+    def __init_subclass__(
+        cls, *, inline: int | None = None, inline_name: str | None = None, **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        # Set on every class, so that a subclass of an embedding model does not inherit it.
+        cls.embedded_at, cls.embedded_name = inline, inline_name
 
     def to_dict(self) -> dict[str, Any]:
         """The object as upstream JSON: aliases, and only the fields that were set."""

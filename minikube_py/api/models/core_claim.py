@@ -6,6 +6,7 @@ from __future__ import annotations
 from minikube_py.api.models.base import K8sModel, RawObject, ResourceList
 from minikube_py.api.models.core_refs import TypedLocalObjectReference, TypedObjectReference
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import Kind
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
@@ -14,33 +15,33 @@ OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 class VolumeResourceRequirements(K8sModel):
     """Storage resource requirements."""
 
-    limits: ResourceList | None = None
+    limits: ResourceList | None = tag(1, "omitempty")
     """The maximum amount of storage allowed."""
-    requests: ResourceList | None = None
+    requests: ResourceList | None = tag(2, "omitempty")
     """The minimum amount of storage required."""
 
 
 class PersistentVolumeClaimSpec(K8sModel):
     """The desired characteristics of a volume a claim requests."""
 
-    access_modes: list[str] | None = None
+    access_modes: list[str] | None = tag(1, "omitempty")
     """Desired access modes: ``ReadWriteOnce``, ``ReadOnlyMany``, ``ReadWriteMany``,
     ``ReadWriteOncePod``."""
-    selector: LabelSelector | None = None
+    selector: LabelSelector | None = tag(4, "*", "omitempty")
     """A label query over volumes to consider for binding."""
-    resources: VolumeResourceRequirements | None = None
+    resources: VolumeResourceRequirements | None = tag(2, "omitempty")
     """The minimum resources the volume should have."""
-    volume_name: str | None = None
+    volume_name: str | None = tag(3, "omitempty")
     """Binding reference to the PersistentVolume backing this claim."""
-    storage_class_name: str | None = None
+    storage_class_name: str | None = tag(5, "*", "omitempty")
     """Name of the StorageClass the claim requires."""
-    volume_mode: str | None = None
+    volume_mode: str | None = tag(6, "*", "omitempty")
     """``Filesystem`` (default) or ``Block``."""
-    data_source: TypedLocalObjectReference | None = None
+    data_source: TypedLocalObjectReference | None = tag(7, "*", "omitempty")
     """An existing VolumeSnapshot or PersistentVolumeClaim to populate the volume from."""
-    data_source_ref: TypedObjectReference | None = None
+    data_source_ref: TypedObjectReference | None = tag(8, "*", "omitempty")
     """Any object to populate the volume from, possibly in another namespace."""
-    volume_attributes_class_name: str | None = None
+    volume_attributes_class_name: str | None = tag(9, "*", "omitempty")
     """The VolumeAttributesClass used by the claim."""
 
 
@@ -53,7 +54,7 @@ class PersistentVolumeClaimStatus(K8sModel):
     """Access modes of the bound volume."""
     capacity: ResourceList | None = None
     """Actual resources of the bound volume."""
-    conditions: list[RawObject] | None = None
+    conditions: list[RawObject] | None = tag(merge_key="type")
     """Current conditions of the claim."""
     allocated_resources: ResourceList | None = None
     """Resources allocated to the claim (resize bookkeeping)."""
@@ -83,7 +84,7 @@ class PersistentVolumeClaimTemplate(K8sModel):
 
     required_fields = ("spec",)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Labels and annotations copied into the claim."""
-    spec: PersistentVolumeClaimSpec | None = None
+    spec: PersistentVolumeClaimSpec | None = tag(2)
     """Copied unchanged into the claim."""

@@ -7,6 +7,7 @@ from pydantic import Field
 from minikube_py.api.models.base import Int32, Int64, K8sModel, ResourceList, Time
 from minikube_py.api.models.core_scheduling import TaintEffect
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
@@ -56,7 +57,7 @@ class NodeSpec(K8sModel):
 
     pod_cidr: str | None = None
     """The pod IP range assigned to the node."""
-    pod_cidrs: list[str] | None = None
+    pod_cidrs: list[str] | None = tag(patch="merge")
     """The pod IP ranges assigned to the node, at most one per IP family."""
     provider_id: str | None = None
     """The node's ID assigned by the cloud provider, as ``<provider>://<id>``."""
@@ -230,9 +231,9 @@ class NodeStatus(K8sModel):
     """Resources available for scheduling; defaults to the capacity."""
     phase: str | None = None
     """Deprecated lifecycle phase of the node."""
-    conditions: list[NodeCondition] | None = None
+    conditions: list[NodeCondition] | None = tag(merge_key="type")
     """Current observed conditions of the node."""
-    addresses: list[NodeAddress] | None = None
+    addresses: list[NodeAddress] | None = tag(merge_key="type")
     """Addresses reachable to the node."""
     daemon_endpoints: NodeDaemonEndpoints | None = None
     """Ports of the daemons on the node."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from minikube_py.api.models.base import Bytes, Int32, K8sModel, MicroTime, ResourceList, StrMap, Time
 from minikube_py.api.models.core_refs import LocalObjectReference, ObjectReference
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import NO_COLLECTION, STATUS, Served, Subresource
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
@@ -16,7 +17,7 @@ TOKEN = Subresource("token", "TokenRequest", ("create",), "authentication.k8s.io
 class NamespaceSpec(K8sModel):
     """The attributes of a namespace."""
 
-    finalizers: list[str] | None = None
+    finalizers: list[str] | None = tag(1, "omitempty")
     """Must be empty before the namespace is removed from storage."""
 
 
@@ -25,24 +26,24 @@ class NamespaceCondition(K8sModel):
 
     required_fields = ("type", "status")
 
-    type: str | None = None
+    type: str | None = tag(1)
     """Type of the condition, such as ``NamespaceDeletionContentFailure``."""
-    status: str | None = None
+    status: str | None = tag(2)
     """``True``, ``False`` or ``Unknown``."""
-    last_transition_time: Time | None = None
+    last_transition_time: Time | None = tag(4, "omitempty")
     """Last time the condition changed from one status to another."""
-    reason: str | None = None
+    reason: str | None = tag(5, "omitempty")
     """Brief reason for the last transition."""
-    message: str | None = None
+    message: str | None = tag(6, "omitempty")
     """Human-readable details of the last transition."""
 
 
 class NamespaceStatus(K8sModel):
     """The current status of a namespace."""
 
-    phase: str | None = None
+    phase: str | None = tag(1, "omitempty")
     """``Active`` or ``Terminating``."""
-    conditions: list[NamespaceCondition] | None = None
+    conditions: list[NamespaceCondition] | None = tag(2, "omitempty", merge_key="type")
     """Current observed conditions of the namespace."""
 
 
@@ -53,11 +54,11 @@ class Namespace(TypeMeta):
         Served("", "v1", "namespaces", False, ("ns",), verbs=NO_COLLECTION, subresources=(FINALIZE, STATUS)),
     )
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: NamespaceSpec | None = None
+    spec: NamespaceSpec | None = tag(2, "omitempty")
     """The behaviour of the namespace."""
-    status: NamespaceStatus | None = None
+    status: NamespaceStatus | None = tag(3, "omitempty")
     """The current status of the namespace. Read-only."""
 
 
@@ -66,14 +67,14 @@ class ConfigMap(TypeMeta):
 
     kinds = (Served("", "v1", "configmaps", True, ("cm",)),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    immutable: bool | None = None
+    immutable: bool | None = tag(4, "*", "omitempty")
     """When true, ``data`` and ``binaryData`` cannot be changed (only the metadata can)."""
-    data: StrMap | None = None
+    data: StrMap | None = tag(2, "omitempty")
     """UTF-8 configuration data. Keys consist of alphanumerics, ``-``, ``_`` or ``.``; they may
     not overlap with ``binaryData``."""
-    binary_data: dict[str, Bytes] | None = None
+    binary_data: dict[str, Bytes] | None = tag(3, "omitempty")
     """Binary configuration data, base64-encoded."""
 
 
@@ -82,15 +83,15 @@ class Secret(TypeMeta):
 
     kinds = (Served("", "v1", "secrets", True),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    immutable: bool | None = None
+    immutable: bool | None = tag(5, "*", "omitempty")
     """When true, ``data`` cannot be changed (only the metadata can)."""
-    data: dict[str, Bytes] | None = None
+    data: dict[str, Bytes] | None = tag(2, "omitempty")
     """The secret data, base64-encoded. Keys consist of alphanumerics, ``-``, ``_`` or ``.``."""
-    string_data: StrMap | None = None
+    string_data: StrMap | None = tag(4, "omitempty")
     """Write-only convenience: non-binary data merged into ``data`` on write; never returned."""
-    type: str | None = None
+    type: str | None = tag(3, "omitempty")
     """Used to ease programmatic handling of the data, such as
     ``kubernetes.io/service-account-token``; defaults to ``Opaque``."""
 
@@ -100,13 +101,13 @@ class ServiceAccount(TypeMeta):
 
     kinds = (Served("", "v1", "serviceaccounts", True, ("sa",), subresources=(TOKEN,)),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    secrets: list[ObjectReference] | None = None
+    secrets: list[ObjectReference] | None = tag(2, "omitempty", merge_key="name")
     """Deprecated: secrets of the account, for older clients."""
-    image_pull_secrets: list[LocalObjectReference] | None = None
+    image_pull_secrets: list[LocalObjectReference] | None = tag(3, "omitempty")
     """Secrets for pulling images in pods running as this account."""
-    automount_service_account_token: bool | None = None
+    automount_service_account_token: bool | None = tag(4, "*", "omitempty")
     """Whether pods running as this account get a token mounted automatically."""
 
 
@@ -212,39 +213,39 @@ class ScopedResourceSelectorRequirement(K8sModel):
 
     required_fields = ("scopeName", "operator")
 
-    scope_name: str | None = None
+    scope_name: str | None = tag(1)
     """Name of the scope the selector applies to."""
-    operator: str | None = None
+    operator: str | None = tag(2)
     """Relationship of the scope to the values: ``In``, ``NotIn``, ``Exists`` or
     ``DoesNotExist``."""
-    values: list[str] | None = None
+    values: list[str] | None = tag(3, "omitempty")
     """Values; non-empty for ``In`` and ``NotIn``."""
 
 
 class ScopeSelector(K8sModel):
     """Quota scope requirements, ANDed."""
 
-    match_expressions: list[ScopedResourceSelectorRequirement] | None = None
+    match_expressions: list[ScopedResourceSelectorRequirement] | None = tag(1, "omitempty")
     """Scope selector requirements by scope of the resources."""
 
 
 class ResourceQuotaSpec(K8sModel):
     """The hard limits a quota enforces."""
 
-    hard: ResourceList | None = None
+    hard: ResourceList | None = tag(1, "omitempty")
     """Hard limit for each named resource."""
-    scopes: list[str] | None = None
+    scopes: list[str] | None = tag(2, "omitempty")
     """Filters; an object must match every scope to be tracked by the quota."""
-    scope_selector: ScopeSelector | None = None
+    scope_selector: ScopeSelector | None = tag(3, "*", "omitempty")
     """Expression-based filter, combined with ``scopes``."""
 
 
 class ResourceQuotaStatus(K8sModel):
     """The enforced hard limits and the current usage."""
 
-    hard: ResourceList | None = None
+    hard: ResourceList | None = tag(1, "omitempty")
     """The enforced hard limit for each named resource."""
-    used: ResourceList | None = None
+    used: ResourceList | None = tag(2, "omitempty")
     """The current observed usage of each named resource in the namespace."""
 
 
@@ -253,9 +254,9 @@ class ResourceQuota(TypeMeta):
 
     kinds = (Served("", "v1", "resourcequotas", True, ("quota",), subresources=(STATUS,)),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: ResourceQuotaSpec | None = None
+    spec: ResourceQuotaSpec | None = tag(2, "omitempty")
     """The desired quota."""
-    status: ResourceQuotaStatus | None = None
+    status: ResourceQuotaStatus | None = tag(3, "omitempty")
     """The actual enforced quota and its current usage."""

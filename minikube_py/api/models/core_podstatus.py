@@ -6,6 +6,7 @@ from typing import Annotated
 
 from minikube_py.api.models.base import Int32, Int64, K8sModel, OneOf, RawObject, ResourceList, Time
 from minikube_py.api.models.core_container import ResourceRequirements
+from minikube_py.api.models.tags import tag
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -210,7 +211,7 @@ class PodStatus(K8sModel):
     """The ``metadata.generation`` the status was computed from."""
     phase: Annotated[str, OneOf("Failed", "Pending", "Running", "Succeeded", "Unknown")] | None = None
     """A simple, high-level summary of where the pod is in its lifecycle."""
-    conditions: list[PodCondition] | None = None
+    conditions: list[PodCondition] | None = tag(merge_key="type")
     """Current service state of the pod."""
     message: str | None = None
     """Human-readable message about why the pod is in this condition."""
@@ -220,11 +221,11 @@ class PodStatus(K8sModel):
     """Node the scheduler expects to place a preempting pod on."""
     host_ip: str | None = None
     """Primary IP address of the pod's host."""
-    host_ips: list[HostIP] | None = None
+    host_ips: list[HostIP] | None = tag(merge_key="ip")
     """IP addresses of the pod's host; the first equals ``hostIP``."""
     pod_ip: str | None = None
     """Primary IP address of the pod."""
-    pod_ips: list[PodIP] | None = None
+    pod_ips: list[PodIP] | None = tag(merge_key="ip")
     """IP addresses of the pod; the first equals ``podIP``."""
     start_time: Time | None = None
     """When the kubelet acknowledged the pod, before its images were pulled."""
@@ -238,7 +239,9 @@ class PodStatus(K8sModel):
     """Statuses of the ephemeral containers."""
     resize: str | None = None
     """Deprecated status of a pending resize."""
-    resource_claim_statuses: list[PodResourceClaimStatus] | None = None
+    resource_claim_statuses: list[PodResourceClaimStatus] | None = tag(
+        patch="merge,retainKeys", merge_key="name"
+    )
     """Claims generated for the pod's claim templates."""
     extended_resource_claim_status: RawObject | None = None
     """The claim generated for the pod's extended resource requests."""

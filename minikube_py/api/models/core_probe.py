@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from minikube_py.api.models.base import Int32, Int64, IntOrString, K8sModel, OneOf
+from minikube_py.api.models.tags import tag
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -14,7 +15,7 @@ URIScheme = Annotated[str, OneOf("HTTP", "HTTPS")]
 class ExecAction(K8sModel):
     """Runs a command in the container."""
 
-    command: list[str] | None = None
+    command: list[str] | None = tag(1, "omitempty")
     """Command line to execute inside the container, with the container's working directory as
     its working directory. It is not run in a shell; exit status 0 means healthy."""
 
@@ -24,9 +25,9 @@ class HTTPHeader(K8sModel):
 
     required_fields = ("name", "value")
 
-    name: str | None = None
+    name: str | None = tag(1)
     """The header field name (canonicalized on output)."""
-    value: str | None = None
+    value: str | None = tag(2)
     """The header field value."""
 
 
@@ -35,15 +36,15 @@ class HTTPGetAction(K8sModel):
 
     required_fields = ("port",)
 
-    path: str | None = None
+    path: str | None = tag(1, "omitempty")
     """Path to access on the HTTP server."""
-    port: IntOrString | None = None
+    port: IntOrString | None = tag(2)
     """Number (1-65535) or name (IANA_SVC_NAME) of the port to access on the container."""
-    host: str | None = None
+    host: str | None = tag(3, "omitempty")
     """Host name to connect to; defaults to the pod IP. Prefer the Host header in ``httpHeaders``."""
-    scheme: URIScheme | None = None
+    scheme: URIScheme | None = tag(4, "omitempty")
     """Scheme to use for connecting to the host; defaults to ``HTTP``."""
-    http_headers: list[HTTPHeader] | None = None
+    http_headers: list[HTTPHeader] | None = tag(5, "omitempty")
     """Custom headers to set in the request. HTTP allows repeated headers."""
 
 
@@ -52,9 +53,9 @@ class TCPSocketAction(K8sModel):
 
     required_fields = ("port",)
 
-    port: IntOrString | None = None
+    port: IntOrString | None = tag(1)
     """Number (1-65535) or name (IANA_SVC_NAME) of the port to access on the container."""
-    host: str | None = None
+    host: str | None = tag(2, "omitempty")
     """Host name to connect to; defaults to the pod IP."""
 
 
@@ -63,9 +64,9 @@ class GRPCAction(K8sModel):
 
     required_fields = ("port",)
 
-    port: Int32 | None = None
+    port: Int32 | None = tag(1)
     """Port number of the gRPC service (1-65535)."""
-    service: str | None = None
+    service: str | None = tag(2, "*")
     """Name of the service to place in the gRPC HealthCheckRequest; empty means the server's
     default behaviour."""
 
@@ -75,39 +76,39 @@ class SleepAction(K8sModel):
 
     required_fields = ("seconds",)
 
-    seconds: Int64 | None = None
+    seconds: Int64 | None = tag(1)
     """Seconds to sleep."""
 
 
 class ProbeHandler(K8sModel):
     """The action a probe takes. Exactly one of the fields must be set."""
 
-    exec: ExecAction | None = None
+    exec: ExecAction | None = tag(1, "*", "omitempty")
     """Runs a command."""
-    http_get: HTTPGetAction | None = None
+    http_get: HTTPGetAction | None = tag(2, "*", "omitempty")
     """Performs an HTTP GET request."""
-    tcp_socket: TCPSocketAction | None = None
+    tcp_socket: TCPSocketAction | None = tag(3, "*", "omitempty")
     """Checks that a TCP port accepts connections."""
-    grpc: GRPCAction | None = None
+    grpc: GRPCAction | None = tag(4, "*", "omitempty")
     """Calls a gRPC health check."""
 
 
-class Probe(ProbeHandler):
+class Probe(ProbeHandler, inline=1, inline_name="handler"):
     """A health check run against a container to learn whether it is alive or ready to
     receive traffic."""
 
-    initial_delay_seconds: Int32 | None = None
+    initial_delay_seconds: Int32 | None = tag(2, "omitempty")
     """Seconds after the container started before the first probe."""
-    timeout_seconds: Int32 | None = None
+    timeout_seconds: Int32 | None = tag(3, "omitempty")
     """Seconds after which the probe times out. Defaults to 1, minimum 1."""
-    period_seconds: Int32 | None = None
+    period_seconds: Int32 | None = tag(4, "omitempty")
     """How often (in seconds) to perform the probe. Defaults to 10, minimum 1."""
-    success_threshold: Int32 | None = None
+    success_threshold: Int32 | None = tag(5, "omitempty")
     """Consecutive successes needed after a failure to count as successful. Defaults to 1; must
     be 1 for liveness and startup probes."""
-    failure_threshold: Int32 | None = None
+    failure_threshold: Int32 | None = tag(6, "omitempty")
     """Consecutive failures needed after a success to count as failed. Defaults to 3."""
-    termination_grace_period_seconds: Int64 | None = None
+    termination_grace_period_seconds: Int64 | None = tag(7, "*", "omitempty")
     """Grace period for the pod to terminate after a probe failure, overriding the pod's value."""
 
 
@@ -115,24 +116,24 @@ class LifecycleHandler(K8sModel):
     """An action run at a lifecycle hook. Exactly one of the fields must be set (``tcpSocket`` is
     deprecated)."""
 
-    exec: ExecAction | None = None
+    exec: ExecAction | None = tag(1, "*", "omitempty")
     """Runs a command."""
-    http_get: HTTPGetAction | None = None
+    http_get: HTTPGetAction | None = tag(2, "*", "omitempty")
     """Performs an HTTP GET request."""
-    tcp_socket: TCPSocketAction | None = None
+    tcp_socket: TCPSocketAction | None = tag(3, "*", "omitempty")
     """Deprecated, kept for backward compatibility and not supported as a hook."""
-    sleep: SleepAction | None = None
+    sleep: SleepAction | None = tag(4, "*", "omitempty")
     """Sleeps before the container is terminated."""
 
 
 class Lifecycle(K8sModel):
     """Actions the management system runs in response to container lifecycle events."""
 
-    post_start: LifecycleHandler | None = None
+    post_start: LifecycleHandler | None = tag(1, "*", "omitempty")
     """Called right after the container is created. On failure the container is restarted as its
     restart policy says; the container's management blocks until the hook completes."""
-    pre_stop: LifecycleHandler | None = None
+    pre_stop: LifecycleHandler | None = tag(2, "*", "omitempty")
     """Called right before the container is terminated (API request, probe failure, preemption,
     contention), counting against the termination grace period."""
-    stop_signal: str | None = None
+    stop_signal: str | None = tag(3, "*", "omitempty")
     """The signal sent to stop the container, overriding the image's default."""

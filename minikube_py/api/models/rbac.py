@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.rbac.v1"
@@ -15,15 +16,15 @@ class PolicyRule(K8sModel):
 
     required_fields = ("verbs",)
 
-    verbs: list[str] | None = None
+    verbs: list[str] | None = tag(1)
     """Verbs allowed on the matching resources or URLs; ``*`` means all."""
-    api_groups: list[str] | None = None
+    api_groups: list[str] | None = tag(2, "omitempty")
     """API groups of the resources; ``""`` is the core group and ``*`` all groups."""
-    resources: list[str] | None = None
+    resources: list[str] | None = tag(3, "omitempty")
     """Resources the rule applies to; ``*`` means all."""
-    resource_names: list[str] | None = None
+    resource_names: list[str] | None = tag(4, "omitempty")
     """Optional allow list of object names; empty means every object."""
-    non_resource_urls: list[str] | None = None
+    non_resource_urls: list[str] | None = tag(5, "omitempty")
     """Partial URLs (``/healthz``, ``/api/*``) a user may reach; only in cluster roles bound by
     cluster role bindings, and not together with resources."""
 
@@ -31,7 +32,7 @@ class PolicyRule(K8sModel):
 class AggregationRule(K8sModel):
     """How a cluster role collects the rules of other cluster roles."""
 
-    cluster_role_selectors: list[LabelSelector] | None = None
+    cluster_role_selectors: list[LabelSelector] | None = tag(1, "omitempty")
     """Selectors of the cluster roles whose rules are aggregated; one match is enough."""
 
 
@@ -40,9 +41,9 @@ class Role(TypeMeta):
 
     kinds = (Served(GROUP, "v1", "roles", True),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    rules: list[PolicyRule] | None = None
+    rules: list[PolicyRule] | None = tag(2)
     """All the policy rules of this role."""
 
 
@@ -51,11 +52,11 @@ class ClusterRole(TypeMeta):
 
     kinds = (Served(GROUP, "v1", "clusterroles", False),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    rules: list[PolicyRule] | None = None
+    rules: list[PolicyRule] | None = tag(2)
     """All the policy rules of this cluster role."""
-    aggregation_rule: AggregationRule | None = None
+    aggregation_rule: AggregationRule | None = tag(3, "*", "omitempty")
     """When set, the controller manages ``rules`` by aggregating other cluster roles."""
 
 
@@ -64,14 +65,14 @@ class Subject(K8sModel):
 
     required_fields = ("kind", "name")
 
-    kind: str | None = None
+    kind: str | None = tag(1)
     """``User``, ``Group`` or ``ServiceAccount``."""
-    api_group: str | None = None
+    api_group: str | None = tag(2, "omitempty")
     """API group of the subject: empty for service accounts, ``rbac.authorization.k8s.io``
     for users and groups."""
-    name: str | None = None
+    name: str | None = tag(3)
     """Name of the subject."""
-    namespace: str | None = None
+    namespace: str | None = tag(4, "omitempty")
     """Namespace of a service account subject."""
 
 
@@ -80,11 +81,11 @@ class RoleRef(K8sModel):
 
     required_fields = ("apiGroup", "kind", "name")
 
-    api_group: str | None = None
+    api_group: str | None = tag(1)
     """API group of the role."""
-    kind: str | None = None
+    kind: str | None = tag(2)
     """``Role`` or ``ClusterRole``."""
-    name: str | None = None
+    name: str | None = tag(3)
     """Name of the role."""
 
 
@@ -95,11 +96,11 @@ class RoleBinding(TypeMeta):
 
     required_fields = ("roleRef",)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    subjects: list[Subject] | None = None
+    subjects: list[Subject] | None = tag(2, "omitempty")
     """The subjects the role applies to."""
-    role_ref: RoleRef | None = None
+    role_ref: RoleRef | None = tag(3)
     """The Role in this namespace or the ClusterRole granted. Cannot be updated."""
 
 
@@ -110,9 +111,9 @@ class ClusterRoleBinding(TypeMeta):
 
     required_fields = ("roleRef",)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    subjects: list[Subject] | None = None
+    subjects: list[Subject] | None = tag(2, "omitempty")
     """The subjects the role applies to."""
-    role_ref: RoleRef | None = None
+    role_ref: RoleRef | None = tag(3)
     """The ClusterRole granted. Cannot be updated."""

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from minikube_py.api.models.base import Int32, OneOf
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
+from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import Served
 
 OPENAPI_PACKAGE = "io.k8s.api.scheduling.v1"
@@ -18,14 +19,16 @@ class PriorityClass(TypeMeta):
 
     required_fields = ("value",)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    value: Int32 | None = None
+    value: Int32 | None = tag(2)
     """The priority of pods of this class; up to one billion for user classes."""
-    global_default: bool | None = None
+    global_default: bool | None = tag(3, "omitempty")
     """Whether pods without a priority class get this one. Only one class may be the default."""
-    description: str | None = None
+    description: str | None = tag(4, "omitempty")
     """When this priority class should be used."""
-    preemption_policy: Annotated[str, OneOf("Never", "PreemptLowerPriority")] | None = None
+    preemption_policy: Annotated[str, OneOf("Never", "PreemptLowerPriority")] | None = tag(
+        5, "*", "omitempty"
+    )
     """Whether pods of this class may preempt lower-priority pods. Defaults to
     ``PreemptLowerPriority``."""

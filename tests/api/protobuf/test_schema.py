@@ -1,91 +1,136 @@
-"""The message notation, and the registry built from it."""
+"""The message notation (field tags on the models), and the registry built from it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from minikube_py.api.models.base import Bytes, FieldsV1, Int32, Int64, K8sModel, Quantity, RawObject, Time
+from minikube_py.api.models.core_container import Container
+from minikube_py.api.models.core_refs import LocalObjectReference
+from minikube_py.api.models.tags import Tag, TagError, tag, tag_of
+from minikube_py.api.protobuf.from_models import build_registry_from_models, field_shape
 from minikube_py.api.protobuf.messages import MESSAGES, REGISTRY
-from minikube_py.api.protobuf.schema import (
-    Field,
-    SchemaError,
-    Shape,
-    build_registry,
-    parse_field,
-    parse_schema,
-    parse_type,
-)
+from minikube_py.api.protobuf.schema import Field, SchemaError, Shape
 
 
 @pytest.mark.parametrize(
-    ("spec", "shape", "element"),
+    ("annotation", "pointer", "shape", "element"),
     [
-        ("string", Shape.SINGLE, "string"),
-        ("*int32", Shape.POINTER, "int32"),
-        ("[]Container", Shape.LIST, "Container"),
-        ("map[string]Quantity", Shape.MAP, "Quantity"),
-        ("map[string][]string", Shape.MAP_OF_LISTS, "string"),
+        (str | None, False, Shape.SINGLE, "string"),
+        (Int32 | None, True, Shape.POINTER, "int32"),
+        (Int64 | None, False, Shape.SINGLE, "int64"),
+        (Bytes | None, False, Shape.SINGLE, "bytes"),
+        (Time | None, True, Shape.POINTER, "Time"),
+        (FieldsV1 | None, True, Shape.POINTER, "RawJSON"),
+        (RawObject | None, False, Shape.SINGLE, "RawJSON"),
+        (list[Container] | None, False, Shape.LIST, Container),
+        (dict[str, Quantity] | None, False, Shape.MAP, "Quantity"),
+        (dict[str, list[str]] | None, False, Shape.MAP_OF_LISTS, "string"),
     ],
 )
-def test_parse_type(spec: str, shape: Shape, element: str) -> None:
-    assert parse_type(spec) == (shape, element)
+def test_shape_and_element_type_come_from_the_annotation(
+    annotation: Any, pointer: bool, shape: Shape, element: Any
+) -> None:
+    assert field_shape(annotation, Tag(1, pointer=pointer)) == (shape, element)
 
 
-@pytest.mark.parametrize("spec", ["[]*int32", "**x", "map[int]string", "[][]string", ""])
-def test_unsupported_types(spec: str) -> None:
-    with pytest.raises(SchemaError):
-        parse_type(spec)
+def test_proto_overrides_what_the_annotation_cannot_tell() -> None:
+    assert field_shape(str | None, Tag(1, pointer=True, proto="Duration")) == (Shape.POINTER, "Duration")
+    assert field_shape(RawObject | None, Tag(1, proto=Container)) == (Shape.SINGLE, Container)
 
 
-def test_parse_field() -> None:
-    assert parse_field("  8 creationTimestamp Time omitempty omitzero") == Field(
-        8, "creationTimestamp", "Time", Shape.SINGLE, omitempty=True, omitzero=True
+@pytest.mark.parametrize("annotation", [int | None, list[int] | None, object])
+def test_unsupported_types(annotation: Any) -> None:
+    with pytest.raises(SchemaError, match="no protobuf type"):
+        field_shape(annotation, Tag(1))
+
+
+class A(K8sModel):
+    name: str | None = tag(1)
+    """A name."""
+    created: Time | None = tag(8, "omitempty", "omitzero")
+    """Go order, not number order: 8 before 2."""
+    refs: list[LocalObjectReference] | None = tag(2, "omitempty")
+    """References."""
+    hidden: str | None = tag()
+    """JSON only."""
+
+
+class C(A):
+    """A plain subclass: the same fields (upstream's ``EphemeralContainerCommon`` of Container)."""
+
+
+class Embeds(A, inline=2, inline_name="base"):
+    first: str | None = tag(1)
+    """Numbered below the embedding, so before it."""
+    last: str | None = tag(3, "*", "omitempty")
+    """After it."""
+
+
+def test_fields_come_in_model_order_with_their_flags() -> None:
+    registry = build_registry_from_models([A, C])
+    assert registry["A"].fields == (
+        Field(1, "name", "string"),
+        Field(8, "created", "Time", omitempty=True, omitzero=True),
+        Field(2, "refs", "LocalObjectReference", Shape.LIST, omitempty=True),
     )
-    assert parse_field(" 2 volumeSource VolumeSource inline").inline
-    with pytest.raises(SchemaError, match="unknown flags"):
-        parse_field(" 1 name string omitEmpty")
-    with pytest.raises(SchemaError, match="bad field line"):
-        parse_field(" name string")
+    assert registry["C"].fields == registry["A"].fields
+    assert registry["A"].by_number[2].is_message and not registry["A"].by_number[1].is_message
+    assert "LocalObjectReference" in registry
 
 
-def test_parse_schema_with_comments_and_alias() -> None:
-    messages = parse_schema(
-        """
-        # a comment
-message A
-   1 name string       # trailing comment
-   2 refs []B omitempty
-message C = A
-"""
-    )
-    assert list(messages) == ["A", "C"]
-    assert messages["C"].fields == messages["A"].fields
-    assert messages["A"].by_number[2].is_message and not messages["A"].by_number[1].is_message
+def test_an_inline_subclass_embeds_its_base() -> None:
+    message = build_registry_from_models([Embeds])["Embeds"]
+    assert [(f.number, f.name, f.inline) for f in message.fields] == [
+        (1, "first", False),
+        (2, "base", True),
+        (3, "last", False),
+    ]
+    assert message.by_number[2].type == "A"
+
+
+def test_tag_flags() -> None:
+    assert tag_of(A.model_fields["created"]) == Tag(8, omitempty=True, omitzero=True)
+    assert tag_of(A.model_fields["hidden"]) == Tag(None)
+    with pytest.raises(TagError, match="unknown tag flags"):
+        tag(1, "omitEmpty")
+    with pytest.raises(TagError, match="unknown patch strategy"):
+        tag(1, patch="merge,retain")
+
+
+class Empty(K8sModel):
+    only: str | None = tag()
+    """Nothing on the wire."""
+
+
+class NotInline(K8sModel, inline=1):
+    x: str | None = tag(2)
+    """X."""
+
+
+class Twin(K8sModel):
+    name: str | None = tag(1)
+    """Another model named like a message already met."""
 
 
 @pytest.mark.parametrize(
-    ("text", "error"),
+    ("models", "error"),
     [
-        ("   1 a string", "field outside a message"),
-        ("message A\n 1 a string\n 1 b string", "repeats a field number"),
-        ("message A\n 1 a string\n 2 a string", "repeats a field number or name"),
-        ("message A", "has no fields"),
-        ("message A\n 1 a string\nmessage A\n 1 a string", "defined twice"),
-        ("message B = A", "alias B of unknown message A"),
-        ("mesage A\n 1 a string", "bad message line"),
+        ([Empty], "message Empty has no fields"),
+        ([NotInline], "NotInline is declared inline but does not subclass a model"),
     ],
 )
-def test_schema_mistakes(text: str, error: str) -> None:
+def test_schema_mistakes(models: list[type[K8sModel]], error: str) -> None:
     with pytest.raises(SchemaError, match=error):
-        parse_schema(text)
+        build_registry_from_models(models)
 
 
-def test_registry_checks_references() -> None:
-    with pytest.raises(SchemaError, match=r"A\.b refers to unknown message B"):
-        build_registry(["message A\n 1 b *B omitempty"])
-    with pytest.raises(SchemaError, match="only a plain message field can be inline"):
-        build_registry(["message A\n 1 b []B inline\nmessage B\n 1 x string"])
-    with pytest.raises(SchemaError, match="defined twice"):
-        build_registry(["message A\n 1 x string", "message A\n 1 x string"])
+def test_two_models_for_one_message_are_refused() -> None:
+    twin = type("A", (Twin,), {"__module__": __name__})
+    with pytest.raises(SchemaError, match="two models describe message A"):
+        build_registry_from_models([A, twin])
 
 
 def test_every_kind_points_at_a_described_message() -> None:
