@@ -18,10 +18,10 @@ import uvicorn
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 
-from apiserver.admission.plugins.priority import ensure_system_priority_classes
 from apiserver.admission.registry import build_chain
-from apiserver.authz.aggregation import run_aggregation
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.aggregation import run_aggregation
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
+from apiserver.bootstrap.priorityclasses import ensure_system_priority_classes
 from apiserver.endpoints.openapi import OpenAPI
 from apiserver.endpoints.router import APIRouter
 from apiserver.endpoints.watch import OpenWatches

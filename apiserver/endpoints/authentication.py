@@ -22,7 +22,7 @@ from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.endpoints.resources import NOT_FOUND, status_json
-from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
 from apiserver.security import SecurityConfig
 from minikube_py.api import errors
 
@@ -51,12 +51,12 @@ class AuthenticationAPI:
         self,
         app: ASGIApp,
         security: SecurityConfig | None = None,
-        catalog: Catalog | None = None,
+        lookup: Lookup | None = None,
         *,
         setup: AuthenticationSetup | None = None,
     ) -> None:
         self.app = app
-        self.setup = setup or build_authentication(security or SecurityConfig(), catalog)
+        self.setup = setup or build_authentication(security or SecurityConfig(), lookup)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         info: RequestInfo | None = scope.get("request_info")

@@ -13,7 +13,7 @@ from apiserver.authn.authenticator import AuthenticationError
 from apiserver.authn.config import AuthenticationSetup, build_authentication
 from apiserver.context import current_user
 from apiserver.filters.audit import audit_failed_authentication
-from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
 from apiserver.security import SecurityConfig
 from minikube_py.jsonutil import dumps_document
 
@@ -37,12 +37,12 @@ class Authentication:
         self,
         app: ASGIApp,
         security: SecurityConfig | None = None,
-        catalog: Catalog | None = None,
+        lookup: Lookup | None = None,
         *,
         setup: AuthenticationSetup | None = None,
     ) -> None:
         self.app = app
-        self.setup = setup or build_authentication(security or SecurityConfig(), catalog)
+        self.setup = setup or build_authentication(security or SecurityConfig(), lookup)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -15,13 +15,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.authn.user import ANONYMOUS_USER
 from apiserver.authz.attributes import Attributes, attributes_for
-from apiserver.authz.factory import Authz, catalog_caches, current_authz, new_authz
+from apiserver.authz.factory import Authz, current_authz, lookup_caches, new_authz
 from apiserver.authz.forbidden import forbidden_error
 from apiserver.authz.policycache import RBAC_GROUP
 from apiserver.context import annotate
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestinfo import request_info
-from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
 from apiserver.security import SecurityConfig
 from minikube_py.api.errors import ApiError
 
@@ -70,11 +70,11 @@ class Authorization:
             current_authz.reset(token)
 
 
-def new_authorizer(security: SecurityConfig, catalog: Catalog | None) -> Authz:
-    """The configured union; modes other than AlwaysAllow/AlwaysDeny read the catalog's caches."""
+def new_authorizer(security: SecurityConfig, lookup: Lookup | None) -> Authz:
+    """The configured union; modes other than AlwaysAllow/AlwaysDeny read watch caches."""
     modes = security.authorization_modes
-    if catalog is None:
+    if lookup is None:
         if set(modes) - {"AlwaysAllow", "AlwaysDeny"}:
             raise ValueError(f"authorization modes {','.join(modes)} need the resource catalog")
         return new_authz(modes, {})
-    return new_authz(modes, catalog_caches(catalog))
+    return new_authz(modes, lookup_caches(lookup))

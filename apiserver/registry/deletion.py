@@ -59,6 +59,20 @@ class DeleteOptions:
     orphan_dependents: bool | None = None
 
 
+def options_object(options: DeleteOptions) -> dict[str, Any]:
+    """``options`` as ``meta.k8s.io/v1`` JSON (what admission webhooks receive)."""
+    out: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    if options.grace_period_seconds is not None:
+        out["gracePeriodSeconds"] = options.grace_period_seconds
+    if options.propagation_policy:
+        out["propagationPolicy"] = options.propagation_policy
+    if options.orphan_dependents is not None:
+        out["orphanDependents"] = options.orphan_dependents
+    if options.dry_run:
+        out["dryRun"] = ["All"]
+    return out
+
+
 def validate_options(options: DeleteOptions) -> None:
     """Upstream's ``ValidateDeleteOptions``: 422 when both spellings of the policy are given or
     the policy is unknown. Runs after the object was found, as upstream's ``BeforeDelete``."""
