@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from apiserver.authn.user import UserInfo
-from apiserver.context import current_user
+from apiserver.request.context import current_user
+from apiserver.request.user import UserInfo
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
 

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from apiserver.authn.authenticator import TokenResult
 from apiserver.authn.objects import Object, ObjectGetter
 from apiserver.authn.serviceaccount import Clock
-from apiserver.authn.user import UserInfo
-from apiserver.registry.resources.timeutil import parse_time
+from apiserver.request.user import UserInfo
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 
 log = logging.getLogger("apiserver")
 

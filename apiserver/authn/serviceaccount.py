@@ -20,9 +20,9 @@ from typing import Any
 from apiserver.authn import jwt
 from apiserver.authn.authenticator import AuthenticationError, TokenResult
 from apiserver.authn.objects import Object, ObjectGetter
-from apiserver.authn.user import UserInfo
-from apiserver.registry.resources.timeutil import parse_time
+from apiserver.request.user import UserInfo
 from minikube_py.api.field_errors import go_quote_slice
+from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.uid import new_uuid
 
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"

@@ -10,7 +10,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Authorizer
 from apiserver.authz.node import NodeAuthorizer, node_name
 from apiserver.authz.nodegraph import NodeGraph
@@ -19,6 +18,7 @@ from apiserver.authz.rbac import RBACAuthorizer, RuleResolver
 from apiserver.authz.rules import PolicyRule
 from apiserver.authz.union import AlwaysAllow, AlwaysDeny, Union
 from apiserver.lookup import Lookup
+from apiserver.request.user import UserInfo
 from apiserver.storage.errors import StorageError
 
 MODES = ("AlwaysAllow", "AlwaysDeny", "Node", "RBAC")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Attributes, Decision, parse_field_selector
 from apiserver.authz.factory import Authz
 from apiserver.authz.rules import PolicyRule
+from apiserver.request.user import UserInfo
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, invalid
 

@@ -16,13 +16,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.authn.authenticator import INVALID_BEARER_TOKEN, AuthenticationError, with_authenticated_group
 from apiserver.authn.config import SETUP_KEY, AuthenticationSetup, build_authentication
-from apiserver.authn.user import ANONYMOUS_USER, UserInfo
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestbody import read_body
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.endpoints.resources import NOT_FOUND, status_json
 from apiserver.lookup import Lookup
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import ANONYMOUS_USER, UserInfo
 from apiserver.security import SecurityConfig
 from minikube_py.api import errors
 

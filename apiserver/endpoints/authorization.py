@@ -8,14 +8,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER
 from apiserver.authz import reviews
 from apiserver.authz.factory import Authz
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestbody import read_body
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.endpoints.resources import NOT_FOUND, status_json
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import ANONYMOUS_USER
 from minikube_py.api import errors
 
 GROUP = reviews.GROUP

@@ -31,7 +31,10 @@ from typing import Any, TypeVar
 from starlette.requests import Request
 from starlette.responses import Response
 
-from apiserver.endpoints.queryparams import (
+from apiserver.nodeproxy import NodeLocation, node_connection
+from apiserver.registry.store import GenericStore
+from apiserver.registry.strategy import Object
+from apiserver.request.queryparams import (
     ConversionError,
     Query,
     first,
@@ -41,9 +44,6 @@ from apiserver.endpoints.queryparams import (
     to_ports,
     to_time,
 )
-from apiserver.nodeproxy import NodeLocation, node_connection
-from apiserver.registry.store import GenericStore
-from apiserver.registry.strategy import Object
 from apiserver.upgradeproxy import open_tunnel
 from minikube_py.api import errors, field_errors
 

@@ -25,9 +25,7 @@ from apiserver.endpoints.listing import list_options, resource_version_error
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH
 from apiserver.endpoints.pretty import prettify, wants_pretty
-from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
-from apiserver.endpoints.requestinfo import RequestInfo, request_info
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.endpoints.typecheck import typed_object, typed_patch
 from apiserver.endpoints.warningheaders import add_warnings
@@ -36,6 +34,8 @@ from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
+from apiserver.request.info import RequestInfo, request_info
+from apiserver.request.queryparams import first_values
 from apiserver.serving import MIN_REQUEST_TIMEOUT
 from apiserver.storage.interface import ObjectList
 from minikube_py.api import errors

@@ -11,12 +11,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from apiserver.endpoints import discovery
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.pretty import prettify, wants_pretty
-from apiserver.endpoints.queryparams import first_values
-from apiserver.endpoints.requestinfo import request_info
 from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_json
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.request.info import request_info
+from apiserver.request.queryparams import first_values
 from apiserver.serving import MIN_REQUEST_TIMEOUT
 from minikube_py.api import errors
 

@@ -4,7 +4,7 @@
 - ``AuditInit`` (outermost; holds the ``AuditConfig``): every request gets an audit ID (the
   client's ``Audit-Id`` header, else a new UUID), echoed in the ``Audit-Id`` response header,
   and an ``AuditContext`` in ``scope["audit"]`` whose annotations dict is
-  ``apiserver.context.audit_annotations``.
+  ``apiserver.request.context.audit_annotations``.
 - ``Audit`` (after authentication): evaluates the policy for the user and request; unless the
   level is ``None`` it sends ``RequestReceived``, then (see ``ExchangeRecorder``)
   ``ResponseStarted`` for long-running requests and ``ResponseComplete``; when the handler
@@ -32,10 +32,10 @@ from apiserver.audit.policy import (
     level_at_least,
 )
 from apiserver.audit.recorder import ExchangeRecorder
-from apiserver.authn.user import UserInfo
-from apiserver.context import audit_annotations, audit_records_request, current_request_info
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.longrunning import is_long_running
+from apiserver.request.context import audit_annotations, audit_records_request, current_request_info
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 from apiserver.status import status_response
 from minikube_py.uid import new_uuid
 

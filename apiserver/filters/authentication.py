@@ -11,9 +11,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.authn.authenticator import AuthenticationError
 from apiserver.authn.config import AuthenticationSetup, build_authentication
-from apiserver.context import current_user
 from apiserver.filters.audit import audit_failed_authentication
 from apiserver.lookup import Lookup
+from apiserver.request.context import current_user
 from apiserver.security import SecurityConfig
 from minikube_py.jsonutil import dumps_document
 

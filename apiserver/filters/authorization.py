@@ -13,15 +13,15 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER
 from apiserver.authz.attributes import Attributes, attributes_for
 from apiserver.authz.factory import Authz, current_authz, lookup_caches, new_authz
 from apiserver.authz.forbidden import forbidden_error
 from apiserver.authz.policycache import RBAC_GROUP
-from apiserver.context import annotate
 from apiserver.endpoints.encoding import JSONResponse
-from apiserver.endpoints.requestinfo import request_info
 from apiserver.lookup import Lookup
+from apiserver.request.context import annotate
+from apiserver.request.info import request_info
+from apiserver.request.user import ANONYMOUS_USER
 from apiserver.security import SecurityConfig
 from minikube_py.api.errors import ApiError
 

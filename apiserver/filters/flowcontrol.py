@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER, UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.bootstrap import MASTERS
 from apiserver.flowcontrol.controller import PriorityAndFairness
 from apiserver.flowcontrol.longrunning import is_long_running, is_mutating
 from apiserver.flowcontrol.maxinflight import MaxInFlight
 from apiserver.flowcontrol.metrics import SCOPE_KEY
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import ANONYMOUS_USER, UserInfo
 from apiserver.security import SecurityConfig
 
 TOO_MANY_REQUESTS_BODY = b"Too many requests, please try again later.\n"

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER
 from apiserver.authz.factory import Authz
 from apiserver.authz.forbidden import forbidden_error
 from apiserver.authz.impersonation import EXTRA_PREFIX, Impersonation
-from apiserver.context import current_user
 from apiserver.filters.authorization import send_status
+from apiserver.request.context import current_user
+from apiserver.request.user import ANONYMOUS_USER
 from minikube_py.api.errors import ApiError
 
 WITHOUT_USER = "requested impersonation of groups, uid or extra without impersonating a user"

@@ -6,9 +6,9 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.context import current_request_info
-from apiserver.endpoints.queryparams import first_values
-from apiserver.endpoints.requestinfo import request_info
+from apiserver.request.context import current_request_info
+from apiserver.request.info import request_info
+from apiserver.request.queryparams import first_values
 
 
 class RequestInfoFilter:

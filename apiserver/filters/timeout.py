@@ -23,8 +23,8 @@ from urllib.parse import parse_qs
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from apiserver.audit.context import AuditContext
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.longrunning import is_long_running
+from apiserver.request.info import RequestInfo
 from apiserver.status import status_response
 from minikube_py.goduration import parse_go_duration
 

@@ -8,7 +8,7 @@ import pytest
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.plugins.noderestriction import NodeRestriction
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 from minikube_py.api import errors
 from minikube_py.api.builtin import builtin_scheme
 

@@ -19,7 +19,7 @@ from apiserver.admission.webhook.review import (
     verify_response,
 )
 from apiserver.admission.webhook.source import WebhookLookup
-from apiserver.context import annotate
+from apiserver.request.context import annotate
 
 Object = dict[str, Any]
 

@@ -29,9 +29,9 @@ from apiserver.admission.webhook.errors import CallError, denied, failed_closed
 from apiserver.admission.webhook.matching import Invocation, is_exempt, should_call
 from apiserver.admission.webhook.review import Response
 from apiserver.admission.webhook.source import MUTATING, Hook, WebhookLookup, webhooks
-from apiserver.context import annotate
 from apiserver.patch.errors import PatchError
 from apiserver.patch.jsonpatch import apply_json_patch
+from apiserver.request.context import annotate
 from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.field_errors import go_quote

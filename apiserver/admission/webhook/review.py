@@ -11,7 +11,7 @@ from typing import Any
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.webhook.matching import Invocation, request_kind
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 from minikube_py.api.scheme import ResourceType
 
 VERSIONS = ("v1", "v1beta1")

@@ -12,7 +12,7 @@ from apiserver.admission.webhook.calling import call, versioned
 from apiserver.admission.webhook.errors import CallError, denied, failed_closed
 from apiserver.admission.webhook.matching import Invocation, is_exempt, should_call
 from apiserver.admission.webhook.source import VALIDATING, WebhookLookup, webhooks
-from apiserver.context import annotate
+from apiserver.request.context import annotate
 from minikube_py.api import errors
 
 log = logging.getLogger("apiserver.admission")

@@ -16,8 +16,8 @@ from apiserver.admission import warnings
 from apiserver.admission.attributes import Attributes, Object, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.plugins.podsecurity.checks import evaluate, forbidden_detail
-from apiserver.context import annotate
 from apiserver.lookup import Lookup
+from apiserver.request.context import annotate
 
 NAME = "PodSecurity"
 LABEL_PREFIX = "pod-security.kubernetes.io/"

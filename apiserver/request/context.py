@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-from apiserver.authn.user import ANONYMOUS_USER, UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import ANONYMOUS_USER, UserInfo
 
 current_user: ContextVar[UserInfo] = ContextVar("user", default=ANONYMOUS_USER)
 current_request_info: ContextVar[RequestInfo | None] = ContextVar("request_info", default=None)
