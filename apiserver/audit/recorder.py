@@ -121,7 +121,7 @@ class ExchangeRecorder:
     def _check_impersonation(self) -> None:
         if self.ctx.impersonated_user is not None or self.user is None:
             return
-        for now in (self.scope.get("impersonated_user"), self.scope.get("user"), current_user.get()):
+        for now in (self.scope.get("impersonated_user"), current_user.get()):
             if now is not None and now is not self.user and now != self.user:
                 self.ctx.log_impersonated_user(now)
                 return

@@ -21,8 +21,9 @@ from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.resources import NOT_FOUND, status_json
 from apiserver.lookup import Lookup
+from apiserver.request.context import current_request_info, current_user
 from apiserver.request.info import RequestInfo
-from apiserver.request.user import ANONYMOUS_USER, UserInfo
+from apiserver.request.user import UserInfo
 from apiserver.security import SecurityConfig
 from minikube_py.api import errors
 
@@ -59,7 +60,7 @@ class AuthenticationAPI:
         self.setup = setup or build_authentication(security or SecurityConfig(), lookup)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        info: RequestInfo | None = scope.get("request_info")
+        info = current_request_info.get()
         if scope["type"] != "http" or info is None or not info.is_resource_request or info.api_group != GROUP:
             scope[SETUP_KEY] = self.setup
             await self.app(scope, receive, send)
@@ -85,7 +86,7 @@ class AuthenticationAPI:
         bodies.check_kind(obj, api_version, kind)
         if kind == "TokenReview":
             return JSONResponse(await self.token_review(obj), status_code=201)
-        user = request.scope.get("user") or ANONYMOUS_USER
+        user = current_user.get()
         return JSONResponse(self_subject_review(api_version, user), status_code=201)
 
     async def token_review(self, review: dict[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.resources import NOT_FOUND, status_json
+from apiserver.request.context import current_request_info, current_user
 from apiserver.request.info import RequestInfo
-from apiserver.request.user import ANONYMOUS_USER
 from minikube_py.api import errors
 
 GROUP = reviews.GROUP
@@ -35,7 +35,7 @@ class AuthorizationAPI:
         self.authz = authz
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        info: RequestInfo | None = scope.get("request_info")
+        info = current_request_info.get()
         review = REVIEWS.get(info.resource) if info is not None and info.api_group == GROUP else None
         if scope["type"] != "http" or info is None or not info.is_resource_request or review is None:
             await self.app(scope, receive, send)
@@ -53,7 +53,7 @@ class AuthorizationAPI:
             raise errors.ApiError(405, "MethodNotAllowed", METHOD_NOT_ALLOWED)
         obj = bodies.decode_object(await read_body(request), request.headers.get("content-type"))
         bodies.check_kind(obj, f"{GROUP}/v1", kind)
-        user = request.scope.get("user") or ANONYMOUS_USER
+        user = current_user.get()
         await self.authz.catch_up()  # answer from the policy as stored now, not as cached
         if kind == "SelfSubjectRulesReview":
             answered = reviews.rules_review(self.authz, obj, user)

@@ -34,6 +34,7 @@ from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
 from apiserver.registry.strategy import Object
+from apiserver.request.context import current_request_info
 from apiserver.request.info import RequestInfo, request_info
 from apiserver.request.queryparams import first_values
 from apiserver.serving import MIN_REQUEST_TIMEOUT
@@ -86,7 +87,7 @@ class ResourceEndpoints:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[SCOPE_KEY] = self.nodes
         request = Request(scope, receive)
-        info = scope.get("request_info") or request_info(
+        info = current_request_info.get() or request_info(
             request.method, request.url.path, first_values(request.query_params.multi_items())
         )
         warned = admission_warnings.collect()

@@ -33,7 +33,12 @@ from apiserver.audit.policy import (
 )
 from apiserver.audit.recorder import ExchangeRecorder
 from apiserver.flowcontrol.longrunning import is_long_running
-from apiserver.request.context import audit_annotations, audit_records_request, current_request_info
+from apiserver.request.context import (
+    audit_annotations,
+    audit_records_request,
+    current_request_info,
+    current_user,
+)
 from apiserver.request.info import RequestInfo
 from apiserver.request.user import UserInfo
 from apiserver.status import status_response
@@ -71,7 +76,7 @@ class Audit:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = _start(scope, scope.get("user"))
+        started = _start(scope, current_user.get())
         if started is None:
             await self.app(scope, receive, send)
             return
@@ -116,7 +121,7 @@ def _start(scope: Scope, user: UserInfo | None) -> tuple[AuditContext, RequestIn
     if scope["type"] != "http" or ctx is None or ctx.auditing is None or ctx.config is not None:
         return None
     config = ctx.auditing
-    info = scope.get("request_info") or current_request_info.get()
+    info = current_request_info.get()
     if info is None:
         return None
     decision = config.evaluator.evaluate(Attributes(user, info))

@@ -1,5 +1,5 @@
-"""Authentication: who is asking (upstream's ``WithAuthentication``). Sets ``scope["user"]``
-and ``current_user`` to the ``UserInfo`` that ``apiserver.authn`` established, and drops the
+"""Authentication: who is asking (upstream's ``WithAuthentication``). Sets ``current_user``
+(the request context) to the ``UserInfo`` that ``apiserver.authn`` established, and drops the
 ``Authorization`` header once it has served (no handler ever sees the credential). A
 presented credential that is not valid, or no credential while anonymous requests are off,
 is a 401 ``Unauthorized`` Status, as upstream writes it."""
@@ -55,7 +55,6 @@ class Authentication:
         if user is None:
             await unauthorized()(scope, receive, audit_failed_authentication(scope, send))
             return
-        scope["user"] = user
         current_user.set(user)
         headers = scope.get("headers") or []
         scope["headers"] = [(k, v) for k, v in headers if k.lower() != b"authorization"]

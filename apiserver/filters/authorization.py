@@ -19,9 +19,8 @@ from apiserver.authz.forbidden import forbidden_error
 from apiserver.authz.policycache import RBAC_GROUP
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.lookup import Lookup
-from apiserver.request.context import annotate
+from apiserver.request.context import annotate, current_request_info, current_user
 from apiserver.request.info import request_info
-from apiserver.request.user import ANONYMOUS_USER
 from apiserver.security import SecurityConfig
 from minikube_py.api.errors import ApiError
 
@@ -33,8 +32,8 @@ NO_MATCH = "no authorizer allowed the request (no RBAC rule matched)"
 
 def request_attributes(scope: Scope) -> Attributes:
     query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-    info = scope.get("request_info") or request_info(scope["method"], scope["path"], query)
-    return attributes_for(scope.get("user") or ANONYMOUS_USER, info, query)
+    info = current_request_info.get() or request_info(scope["method"], scope["path"], query)
+    return attributes_for(current_user.get(), info, query)
 
 
 async def send_status(err: ApiError, scope: Scope, receive: Receive, send: Send) -> None:
