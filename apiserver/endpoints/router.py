@@ -4,10 +4,13 @@ version, OpenAPI)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from apiserver.authn.config import AuthenticationSetup
 from apiserver.endpoints import discovery
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.pretty import prettify, wants_pretty
@@ -15,6 +18,7 @@ from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_j
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.registry.reviews import Creater
 from apiserver.request.context import current_request_info
 from apiserver.request.info import request_info
 from apiserver.request.queryparams import first_values
@@ -31,9 +35,18 @@ class APIRouter:
         nodes: NodeConnection | None = None,
         *,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        reviews: Mapping[tuple[str, str, str], Creater] | None = None,
+        authentication: AuthenticationSetup | None = None,
     ) -> None:
         self.catalog = catalog
-        self.resources = ResourceEndpoints(catalog, watches, nodes, min_request_timeout=min_request_timeout)
+        self.resources = ResourceEndpoints(
+            catalog,
+            watches,
+            nodes,
+            min_request_timeout=min_request_timeout,
+            reviews=reviews,
+            authentication=authentication,
+        )
         self.other = other
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

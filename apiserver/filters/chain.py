@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp
 
-from apiserver.authn.config import build_authentication
-from apiserver.endpoints.authentication import AuthenticationAPI
-from apiserver.endpoints.authorization import AuthorizationAPI
+from apiserver.authn.config import AuthenticationSetup, build_authentication
+from apiserver.authz.factory import Authz
 from apiserver.filters.audit import Audit, AuditInit
 from apiserver.filters.authentication import Authentication
 from apiserver.filters.authorization import Authorization, new_authorizer
@@ -27,17 +26,19 @@ def build_handler_chain(
     security: SecurityConfig | None = None,
     lookup: Lookup | None = None,
     serving: ServingOptions | None = None,
+    *,
+    authz: Authz | None = None,
+    authentication: AuthenticationSetup | None = None,
 ) -> ASGIApp:
     """``handler`` behind every filter, outermost last; ``security`` configures the gates,
     which read cluster state (roles, service accounts, secrets) through ``lookup`` (the
-    catalog); ``serving`` the request timeout. Authentication and authorization are built once
-    here: the filters and the review endpoints share them (one token cache)."""
+    catalog); ``serving`` the request timeout. ``authz`` and ``authentication``, when given,
+    are the server's one authorizer and authenticator (``build_app`` shares them with the
+    review storage: one token cache); else they are built here from ``security``."""
     security = security or SecurityConfig()
     serving = serving or ServingOptions()
-    authz = new_authorizer(security, lookup)
-    authentication = build_authentication(security, lookup)
-    handler = AuthorizationAPI(handler, authz)
-    handler = AuthenticationAPI(handler, setup=authentication)
+    authz = authz or new_authorizer(security, lookup)
+    authentication = authentication or build_authentication(security, lookup)
     handler = Authorization(handler, authz)
     handler = flow_control(handler, security)
     handler = ImpersonationFilter(handler, authz)

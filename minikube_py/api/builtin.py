@@ -80,7 +80,7 @@ GROUPS = [
     ResourceType("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True),
     ResourceType("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
     ResourceType("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
-    # authentication.k8s.io: create-only reviews, stored nowhere (apiserver/endpoints/authentication.py)
+    # authentication.k8s.io: create-only reviews, stored nowhere (apiserver/registry/reviews.py)
     ResourceType("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", False, verbs=("create",)),
     ResourceType(
         "authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", False, verbs=("create",)
@@ -93,7 +93,7 @@ GROUPS = [
         False,
         verbs=("create",),
     ),
-    # authorization.k8s.io: create-only access reviews, stored nowhere (apiserver/endpoints/authorization.py)
+    # authorization.k8s.io: create-only access reviews, stored nowhere (apiserver/registry/reviews.py)
     *(
         ResourceType(
             "authorization.k8s.io",
