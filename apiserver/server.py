@@ -18,18 +18,21 @@ import uvicorn
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 
-from apiserver.admission.plugins.priority import ensure_system_priority_classes
 from apiserver.admission.registry import build_chain
-from apiserver.authz.aggregation import run_aggregation
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.authn.config import build_authentication
+from apiserver.bootstrap.aggregation import run_aggregation
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
+from apiserver.bootstrap.priorityclasses import ensure_system_priority_classes
 from apiserver.endpoints.openapi import OpenAPI
 from apiserver.endpoints.router import APIRouter
 from apiserver.endpoints.watch import OpenWatches
+from apiserver.filters.authorization import new_authorizer
 from apiserver.filters.chain import build_handler_chain
 from apiserver.flowcontrol.metrics import metrics_endpoint
 from apiserver.health import PingCheck, StoreCheck, install_health_checks
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.registry.reviews import review_storage
 from apiserver.security import SecurityConfig
 from apiserver.serving import ServingOptions
 from apiserver.status import install_status_errors
@@ -91,8 +94,19 @@ def build_app(
     app.router.add_route("/openapi/v2", openapi.v2, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3", openapi.index, ["GET"], include_in_schema=False)
     app.router.add_route("/openapi/v3/{path:path}", openapi.document, ["GET"], include_in_schema=False)
-    router = APIRouter(catalog, app, watches, nodes, min_request_timeout=serving.min_request_timeout)
-    return build_handler_chain(router, security, catalog, serving)
+    # One authorizer and one authenticator: the filters and the review storage share them.
+    authz = new_authorizer(security or SecurityConfig(), catalog)
+    authentication = build_authentication(security or SecurityConfig(), catalog)
+    router = APIRouter(
+        catalog,
+        app,
+        watches,
+        nodes,
+        min_request_timeout=serving.min_request_timeout,
+        reviews=review_storage(authentication, authz),
+        authentication=authentication,
+    )
+    return build_handler_chain(router, security, catalog, serving, authz=authz, authentication=authentication)
 
 
 async def run_apiserver(

@@ -31,7 +31,8 @@ from typing import Any, Protocol
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import format_rfc3339
-from minikube_py.client.interfaces import MERGE_PATCH, Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import EVENTS
 from minikube_py.clock import Clock, RealClock
 

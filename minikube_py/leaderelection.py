@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import LEASES
 from minikube_py.clock import Clock, RealClock
 

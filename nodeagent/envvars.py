@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from nodeagent.fieldpath import (
     FieldPathError,
     container_resource_value,

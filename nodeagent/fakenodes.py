@@ -14,12 +14,12 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client import RESTClient
 from minikube_py.client.config import ClientConfig
-from minikube_py.client.interfaces import Object
 from minikube_py.client.resourcetypes import PODS, SERVICES
 from minikube_py.clock import Clock, RealClock
 from minikube_py.events import EventRecorder, Recorder

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import SERVICES
 
 MASTER_SERVICES = frozenset({"kubernetes"})

@@ -9,7 +9,8 @@ from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import CONFIGMAPS, SECRETS
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import now_rfc3339
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs, wait_for_cache_sync
 from minikube_py.cache.store import DeletedFinalStateUnknown
@@ -46,7 +47,7 @@ from scheduler.framework.feasible import (
 )
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
-from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object, QueuedPodInfo, pod_key
+from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, QueuedPodInfo, pod_key
 from scheduler.plugins.defaultpreemption.nominator import Nominator
 
 log = logging.getLogger("scheduler")

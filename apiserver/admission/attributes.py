@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from apiserver.authn.user import UserInfo
-from apiserver.context import current_user
+from apiserver.request.context import current_user
+from apiserver.request.user import UserInfo
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.unstructured import Object
@@ -55,7 +55,12 @@ class Attributes:
 def forbidden(attrs: Attributes, why: str) -> errors.ApiError:
     """403 ``<resource> "<name>" is forbidden: <why>``; the name falls back to the object's
     (a generated name is only known once the store filled it in)."""
-    name = attrs.name
-    if not name and attrs.object is not None:
-        name = (attrs.object.get("metadata") or {}).get("name", "")
-    return errors.forbidden(attrs.resource.resource, name, attrs.resource.group, why)
+    return errors.forbidden(attrs.resource.resource, object_name(attrs), attrs.resource.group, why)
+
+
+def object_name(attrs: Attributes) -> str:
+    """The request's name, or the object's (a generated name is only known once the store
+    filled it in)."""
+    if not attrs.name and attrs.object is not None:
+        return str((attrs.object.get("metadata") or {}).get("name", ""))
+    return attrs.name

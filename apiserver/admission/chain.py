@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.interfaces import MutatingPlugin, ValidatingPlugin
 from apiserver.admission.jsondiff import json_patch
-from apiserver.context import annotate, audit_records_request
+from apiserver.request.context import annotate, audit_records_request
 from minikube_py import jsonutil
 
 MUTATION_ANNOTATION = "mutation.minikube-py.io/"

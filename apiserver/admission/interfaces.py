@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from apiserver.admission.attributes import Attributes, Operation
+from apiserver.lookup import Lookup, ObjectInterfaces, StatusWriter
 
 
 class Plugin:
@@ -45,3 +46,8 @@ class ValidatingPlugin(Protocol):
 
     async def validate(self, attrs: Attributes) -> None:
         """Raise an ``ApiError`` to refuse; never change anything."""
+
+
+class PluginLookup(Lookup, ObjectInterfaces, StatusWriter, Protocol):
+    """What a plugin is built over (``apiserver.lookup``; the registry's ``Catalog``): reads of
+    cluster state, the served versions of a kind (webhooks) and quota status writes."""

@@ -6,9 +6,9 @@ disabled, always run in the recommended order, whatever order the flags name the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from apiserver.admission.chain import AdmissionChain
+from apiserver.admission.interfaces import PluginLookup
 from apiserver.admission.plugins import (
     defaulttolerationseconds,
     limitranger,
@@ -21,11 +21,8 @@ from apiserver.admission.plugins import (
 from apiserver.admission.plugins.podsecurity import plugin as podsecurity
 from apiserver.admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
 
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
-
-# A factory builds its plugin over the catalog (plugins read namespaces, quotas, ... from it).
-Factory = Callable[["Catalog"], object]
+# A factory builds its plugin over what it reads (namespaces, quotas, ...: ``PluginLookup``).
+Factory = Callable[[PluginLookup], object]
 
 # Upstream's AllOrderedPlugins, restricted to the plugins served here; the webhook plugins
 # will sit where upstream has them, between DefaultTolerationSeconds and ResourceQuota.
@@ -85,6 +82,6 @@ def enabled_plugins(enable: Iterable[str] = (), disable: Iterable[str] = ()) -> 
     return tuple(name for name in registered() if name not in off)
 
 
-def build_chain(names: Iterable[str], catalog: Catalog) -> AdmissionChain:
+def build_chain(names: Iterable[str], lookup: PluginLookup) -> AdmissionChain:
     factories = _factories()
-    return AdmissionChain([factories[name](catalog) for name in names])
+    return AdmissionChain([factories[name](lookup) for name in names])

@@ -27,8 +27,8 @@ from apiserver.audit.policy import (
     REQUEST_RESPONSE,
     RequestAuditConfig,
 )
-from apiserver.authn.user import UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 
 GROUP_VERSION = "audit.k8s.io/v1"
 

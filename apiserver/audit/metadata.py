@@ -13,8 +13,8 @@ from urllib.parse import parse_qsl
 
 from starlette.types import Scope
 
-from apiserver.authn.user import UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 
 MAX_USER_AGENT = 1024
 TRUNCATED = "...TRUNCATED"

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from apiserver.authn.user import UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 
 NONE, METADATA, REQUEST, REQUEST_RESPONSE = "None", "Metadata", "Request", "RequestResponse"
 LEVELS = (NONE, METADATA, REQUEST, REQUEST_RESPONSE)  # in increasing order of detail

@@ -22,9 +22,9 @@ from apiserver.audit.bodies import decode_body, without_managed_fields
 from apiserver.audit.context import AuditContext
 from apiserver.audit.metadata import header
 from apiserver.audit.policy import PANIC, REQUEST, REQUEST_RESPONSE, RESPONSE_COMPLETE, RESPONSE_STARTED
-from apiserver.authn.user import UserInfo
-from apiserver.context import current_user
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.context import current_user
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 NAMING_VERBS = frozenset({"create", "update"})  # whose body names the object
@@ -121,7 +121,7 @@ class ExchangeRecorder:
     def _check_impersonation(self) -> None:
         if self.ctx.impersonated_user is not None or self.user is None:
             return
-        for now in (self.scope.get("impersonated_user"), self.scope.get("user"), current_user.get()):
+        for now in (self.scope.get("impersonated_user"), current_user.get()):
             if now is not None and now is not self.user and now != self.user:
                 self.ctx.log_impersonated_user(now)
                 return

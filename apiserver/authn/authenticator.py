@@ -22,7 +22,7 @@ from typing import Protocol
 
 from starlette.types import Scope
 
-from apiserver.authn.user import ANONYMOUS, ANONYMOUS_USER, AUTHENTICATED, UNAUTHENTICATED, UserInfo
+from apiserver.request.user import ANONYMOUS, ANONYMOUS_USER, AUTHENTICATED, UNAUTHENTICATED, UserInfo
 
 INVALID_BEARER_TOKEN = "invalid bearer token"
 

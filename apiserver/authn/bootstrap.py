@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from apiserver.authn.authenticator import TokenResult
 from apiserver.authn.objects import ObjectGetter
 from apiserver.authn.serviceaccount import Clock
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.api.unstructured import Object
 

@@ -20,12 +20,12 @@ from apiserver.authn.authenticator import (
     TokenUnion,
 )
 from apiserver.authn.bootstrap import BootstrapTokens
-from apiserver.authn.objects import CatalogObjects, ObjectGetter
+from apiserver.authn.objects import LookupObjects, ObjectGetter
 from apiserver.authn.serviceaccount import DEFAULT_ISSUER, ServiceAccountAuthenticator, TokenGenerator
 from apiserver.authn.tokencache import CachedTokens
 from apiserver.authn.tokenfile import StaticTokens, TokenFileError
 from apiserver.authn.x509 import X509Authenticator
-from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
 from apiserver.security import SecurityConfig
 
 # Where the endpoints find the ``AuthenticationSetup`` in the ASGI scope (``serviceaccounts/token``).
@@ -40,7 +40,7 @@ class AuthenticationConfigError(Exception):
 class AuthenticationSetup:
     """The request authenticator (the filter), the token authenticator (TokenReview), the
     service-account token generator (TokenRequest; None without a signing key), the API
-    audiences, and where bound objects are read (None without a catalog)."""
+    audiences, and where bound objects are read (None without a ``Lookup``)."""
 
     requests: RequestAuthenticator
     tokens: TokenAuthenticator
@@ -49,7 +49,7 @@ class AuthenticationSetup:
     objects: ObjectGetter | None
 
 
-def build_authentication(security: SecurityConfig, catalog: Catalog | None) -> AuthenticationSetup:
+def build_authentication(security: SecurityConfig, lookup: Lookup | None) -> AuthenticationSetup:
     issuers = security.service_account_issuers or (DEFAULT_ISSUER,)
     audiences = security.api_audiences or issuers
     token_authenticators: list[TokenAuthenticator] = []
@@ -64,7 +64,7 @@ def build_authentication(security: SecurityConfig, catalog: Catalog | None) -> A
     if signing_key is not None:
         keys.append(signing_key.public_key())
     generator = TokenGenerator(signing_key, issuers[0]) if signing_key is not None else None
-    objects = CatalogObjects(catalog) if catalog is not None else None
+    objects = LookupObjects(lookup) if lookup is not None else None
     if objects is not None:
         if keys:
             token_authenticators.append(ServiceAccountAuthenticator(keys, issuers, audiences, objects))

@@ -1,12 +1,11 @@
-"""How authenticators read cluster state (service accounts, secrets, pods, nodes): from the
-catalog's stores, which serve from the watch caches."""
+"""How authenticators read cluster state (service accounts, secrets, pods, nodes): through an
+``apiserver.lookup.Lookup`` (the registry's catalog), as stored now."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from apiserver.registry.catalog import Catalog
-from minikube_py.api import errors
+from apiserver.lookup import Lookup
 from minikube_py.api.unstructured import Object
 
 
@@ -16,17 +15,13 @@ class ObjectGetter(Protocol):
         ...
 
 
-class CatalogObjects:
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+class LookupObjects:
+    """``ObjectGetter`` over a ``Lookup``: core/v1 objects as stored now."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup = lookup
 
     async def get(self, resource: str, namespace: str, name: str) -> Object | None:
-        store = self.catalog.store("", "v1", resource)
-        if store is None:
+        if not self.lookup.serves("", "v1", resource):
             return None
-        try:
-            return await store.get(namespace, name)
-        except errors.ApiError as err:
-            if err.reason == "NotFound":
-                return None
-            raise
+        return await self.lookup.lister("", "v1", resource).get(namespace, name, fresh=True)

@@ -20,7 +20,7 @@ from typing import Any
 from apiserver.authn import jwt
 from apiserver.authn.authenticator import AuthenticationError, TokenResult
 from apiserver.authn.objects import ObjectGetter
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 from minikube_py.api.field_errors import go_quote_slice
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.api.unstructured import Object

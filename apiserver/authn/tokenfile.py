@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from apiserver.authn.authenticator import TokenResult
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 
 log = logging.getLogger("apiserver")
 

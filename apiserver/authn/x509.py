@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from starlette.types import Scope
 
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 
 
 class X509Authenticator:

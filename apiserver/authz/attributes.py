@@ -11,8 +11,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from apiserver.authn.user import UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 
 
 class Decision(enum.Enum):

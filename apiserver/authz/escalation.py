@@ -14,7 +14,7 @@ from apiserver.authz.factory import Authz, current_authz
 from apiserver.authz.policycache import RBAC_GROUP
 from apiserver.authz.rbac import missing_role
 from apiserver.authz.rules import PolicyRule, parse_rules, uncovered
-from apiserver.context import current_request_info, current_user
+from apiserver.request.context import current_request_info, current_user
 from minikube_py.api import errors
 from minikube_py.api.field_errors import go_quote_slice
 

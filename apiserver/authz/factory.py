@@ -8,9 +8,8 @@ import contextlib
 from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Authorizer
 from apiserver.authz.node import NodeAuthorizer, node_name
 from apiserver.authz.nodegraph import NodeGraph
@@ -18,10 +17,9 @@ from apiserver.authz.policycache import RBAC_GROUP, CachedObjects, PolicyCache
 from apiserver.authz.rbac import RBACAuthorizer, RuleResolver
 from apiserver.authz.rules import PolicyRule
 from apiserver.authz.union import AlwaysAllow, AlwaysDeny, Union
+from apiserver.lookup import Lookup
+from apiserver.request.user import UserInfo
 from apiserver.storage.errors import StorageError
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 MODES = ("AlwaysAllow", "AlwaysDeny", "Node", "RBAC")
 EVERYTHING = (PolicyRule(("*",), ("*",), ("*",)), PolicyRule(("*",), non_resource_urls=("*",)))
@@ -116,17 +114,15 @@ def new_authz(modes: Sequence[str], caches: dict[str, FreshCache]) -> Authz:
     return Authz(Union(authorizers), modes, resolver, read)
 
 
-def catalog_caches(catalog: Catalog) -> dict[str, FreshCache]:
-    """The watch caches ``new_authz`` reads, from a ``Catalog``."""
+def lookup_caches(lookup: Lookup) -> dict[str, FreshCache]:
+    """The watch caches ``new_authz`` reads, from a ``Lookup`` (the catalog)."""
     wanted = {
         r: (RBAC_GROUP, "v1", r) for r in ("roles", "clusterroles", "rolebindings", "clusterrolebindings")
     }
     wanted["pods"] = ("", "v1", "pods")
     caches: dict[str, FreshCache] = {}
     for name, (group, version, resource) in wanted.items():
-        store = catalog.store(group, version, resource)
-        assert store is not None, f"{resource} is not served"
-        caches[name] = store.storage  # type: ignore[assignment]  # a Cacher
+        caches[name] = lookup.watch_cache(group, version, resource)
     return caches
 
 

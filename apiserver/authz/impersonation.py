@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from apiserver.authn.user import ANONYMOUS, AUTHENTICATED, UNAUTHENTICATED, UserInfo
 from apiserver.authz.attributes import Attributes
 from apiserver.authz.policycache import SA_PREFIX
+from apiserver.request.user import ANONYMOUS, AUTHENTICATED, UNAUTHENTICATED, UserInfo
 
 USER_HEADER = "impersonate-user"
 GROUP_HEADER = "impersonate-group"

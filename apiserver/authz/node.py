@@ -19,10 +19,10 @@ A node may:
 
 from __future__ import annotations
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import NO_OPINION, Attributes, Decision, Result
 from apiserver.authz.nodegraph import NodeGraph
 from apiserver.authz.rules import PolicyRule, rules_allow
+from apiserver.request.user import UserInfo
 
 NODE_PREFIX = "system:node:"
 NODES_GROUP = "system:nodes"

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.rules import PolicyRule, parse_rules
+from apiserver.request.user import UserInfo
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 SA_PREFIX = "system:serviceaccount:"

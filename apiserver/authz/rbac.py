@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import NO_OPINION, Attributes, Decision, Result
 from apiserver.authz.policycache import RBAC_GROUP, Binding, PolicyCache
 from apiserver.authz.rules import PolicyRule, rule_allows
+from apiserver.request.user import UserInfo
 
 
 @dataclass(frozen=True, slots=True)

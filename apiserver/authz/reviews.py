@@ -5,10 +5,10 @@ the configured authorizers and stored nowhere."""
 
 from __future__ import annotations
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Attributes, Decision, parse_field_selector
 from apiserver.authz.factory import Authz
 from apiserver.authz.rules import PolicyRule
+from apiserver.request.user import UserInfo
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, invalid
 from minikube_py.api.unstructured import Object

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiserver.endpoints.queryparams import to_bool
 from apiserver.registry.deletion import PROPAGATION_POLICIES
 from apiserver.registry.store import DeleteOptions
+from apiserver.request.queryparams import to_bool
 from apiserver.storage.errors import MAX_VALUE_BYTES
 from apiserver.storage.interface import Preconditions
 from minikube_py import jsonutil

@@ -13,11 +13,11 @@ from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.fieldvalidation import FieldValidation
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
-from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import typed_object
 from apiserver.registry.resources.namespace import NamespaceFinalizeStrategy
 from apiserver.registry.store import GenericStore
+from apiserver.request.queryparams import first_values
 from minikube_py.api import errors
 from minikube_py.api.unstructured import Object
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from apiserver.endpoints.queryparams import ConversionError, to_bool, to_int64, to_uint64
 from apiserver.registry.strategy import Strategy
+from apiserver.request.queryparams import ConversionError, to_bool, to_int64, to_uint64
 from apiserver.storage.interface import ListOptions, Predicate
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, invalid

@@ -27,10 +27,10 @@ from starlette.responses import Response
 
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.listing import list_options
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.nodeproxy import DEFAULT_PORT, NodeConnection, NodeLocation, preferred_address
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.store import GenericStore
+from apiserver.request.info import RequestInfo
 from minikube_py.api import errors
 from minikube_py.api.unstructured import Object
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from starlette.requests import Request
 
 from apiserver.endpoints.fieldvalidation import check_apply
-from apiserver.endpoints.queryparams import to_bool
 from apiserver.endpoints.typecheck import check_applied, check_apply_config
 from apiserver.endpoints.yamlbody import decode_yaml_object
 from apiserver.patch.apply import ApplyConflicts
@@ -27,6 +26,7 @@ from apiserver.patch.fieldmanager import FieldManager
 from apiserver.patch.managedfields import FIELD_MANAGER_MAX_LENGTH
 from apiserver.patch.schemas import schema_for
 from apiserver.registry.store import GenericStore, Track
+from apiserver.request.queryparams import to_bool
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.unstructured import Object

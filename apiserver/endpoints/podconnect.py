@@ -31,7 +31,9 @@ from typing import Any, TypeVar
 from starlette.requests import Request
 from starlette.responses import Response
 
-from apiserver.endpoints.queryparams import (
+from apiserver.nodeproxy import NodeLocation, node_connection
+from apiserver.registry.store import GenericStore
+from apiserver.request.queryparams import (
     ConversionError,
     Query,
     first,
@@ -41,8 +43,6 @@ from apiserver.endpoints.queryparams import (
     to_ports,
     to_time,
 )
-from apiserver.nodeproxy import NodeLocation, node_connection
-from apiserver.registry.store import GenericStore
 from apiserver.upgradeproxy import open_tunnel
 from minikube_py.api import errors, field_errors
 from minikube_py.api.unstructured import Object

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl
 
 from starlette.responses import Response, StreamingResponse
 
-from apiserver.endpoints.queryparams import first_values
+from apiserver.request.queryparams import first_values
 from minikube_py.jsonutil import go_escape
 
 PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")

@@ -8,6 +8,7 @@ Table when asked, or a watch stream). Every failure is an ``ApiError`` rendered 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -15,6 +16,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from apiserver.admission import warnings as admission_warnings
+from apiserver.authn.config import SETUP_KEY, AuthenticationSetup
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body, with_type
@@ -25,16 +27,19 @@ from apiserver.endpoints.listing import list_options, resource_version_error
 from apiserver.endpoints.ownership import ApplyRequest, apply_to_store, field_manager, manager_name, tracker
 from apiserver.endpoints.patching import APPLY_PATCH
 from apiserver.endpoints.pretty import prettify, wants_pretty
-from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
-from apiserver.endpoints.requestinfo import RequestInfo, request_info
+from apiserver.endpoints.reviews import create_review
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.endpoints.typecheck import typed_object, typed_patch
 from apiserver.endpoints.warningheaders import add_warnings
 from apiserver.endpoints.watch import OpenWatches, watch_response
 from apiserver.nodeproxy import SCOPE_KEY, NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.registry.reviews import Creater
 from apiserver.registry.store import GenericStore
+from apiserver.request.context import current_request_info
+from apiserver.request.info import RequestInfo, request_info
+from apiserver.request.queryparams import first_values
 from apiserver.serving import MIN_REQUEST_TIMEOUT
 from apiserver.storage.interface import ObjectList
 from minikube_py.api import errors
@@ -67,7 +72,9 @@ def status_json(err: errors.ApiError) -> Response:
 class ResourceEndpoints:
     """ASGI app serving resource requests (``RequestInfo.is_resource_request``). ``nodes`` is
     how the pod connection subresources reach node agents (``podconnect``); a watch without
-    ``timeoutSeconds`` lasts ``min_request_timeout`` to twice that (``watch``)."""
+    ``timeoutSeconds`` lasts ``min_request_timeout`` to twice that (``watch``). ``reviews`` are
+    the create-only review resources by (group, version, resource); ``authentication`` is what
+    ``serviceaccounts/token`` signs with (``tokenrequest``)."""
 
     def __init__(
         self,
@@ -76,8 +83,12 @@ class ResourceEndpoints:
         nodes: NodeConnection | None = None,
         *,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        reviews: Mapping[tuple[str, str, str], Creater] | None = None,
+        authentication: AuthenticationSetup | None = None,
     ) -> None:
         self.catalog = catalog
+        self.reviews = reviews or {}
+        self.authentication = authentication
         self.watches = watches or OpenWatches()
         self.min_request_timeout = min_request_timeout
         self.nodes = (nodes or NodeConnection()).with_nodes(self._get_node)
@@ -85,10 +96,19 @@ class ResourceEndpoints:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[SCOPE_KEY] = self.nodes
+        scope[SETUP_KEY] = self.authentication
         request = Request(scope, receive)
-        info = scope.get("request_info") or request_info(
+        info = current_request_info.get() or request_info(
             request.method, request.url.path, first_values(request.query_params.multi_items())
         )
+        review = self.reviews.get((info.api_group, info.api_version, info.resource))
+        if review is not None:  # create-only, stored nowhere: its storage answers
+            try:
+                response = await create_review(request, info, review)
+            except errors.ApiError as err:
+                response = status_json(err)
+            await response(scope, receive, send)
+            return
         warned = admission_warnings.collect()
         try:
             response = await self.dispatch(request, info)

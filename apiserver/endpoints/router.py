@@ -4,19 +4,24 @@ version, OpenAPI)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from apiserver.authn.config import AuthenticationSetup
 from apiserver.endpoints import discovery
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.pretty import prettify, wants_pretty
-from apiserver.endpoints.queryparams import first_values
-from apiserver.endpoints.requestinfo import request_info
 from apiserver.endpoints.resources import NOT_FOUND, ResourceEndpoints, status_json
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.registry.reviews import Creater
+from apiserver.request.context import current_request_info
+from apiserver.request.info import request_info
+from apiserver.request.queryparams import first_values
 from apiserver.serving import MIN_REQUEST_TIMEOUT
 from minikube_py.api import errors
 
@@ -30,9 +35,18 @@ class APIRouter:
         nodes: NodeConnection | None = None,
         *,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        reviews: Mapping[tuple[str, str, str], Creater] | None = None,
+        authentication: AuthenticationSetup | None = None,
     ) -> None:
         self.catalog = catalog
-        self.resources = ResourceEndpoints(catalog, watches, nodes, min_request_timeout=min_request_timeout)
+        self.resources = ResourceEndpoints(
+            catalog,
+            watches,
+            nodes,
+            min_request_timeout=min_request_timeout,
+            reviews=reviews,
+            authentication=authentication,
+        )
         self.other = other
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -40,12 +54,11 @@ class APIRouter:
         if scope["type"] != "http" or not (path in ("/api", "/apis") or path.startswith(("/api/", "/apis/"))):
             await self.other(scope, receive, send)
             return
-        info = scope.get("request_info")
-        if info is None:
+        info = current_request_info.get()
+        if info is None:  # served without the request info filter (tests of the endpoints alone)
             request = Request(scope)
-            info = scope["request_info"] = request_info(
-                request.method, path, first_values(request.query_params.multi_items())
-            )
+            info = request_info(request.method, path, first_values(request.query_params.multi_items()))
+            current_request_info.set(info)
         if info.is_resource_request:
             await self.resources(scope, receive, send)
             return

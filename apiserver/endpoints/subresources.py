@@ -14,10 +14,10 @@ from starlette.responses import Response
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
-from apiserver.endpoints.queryparams import first_values
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import check_body, check_kind_body, typed_patch
 from apiserver.registry.store import GenericStore
+from apiserver.request.queryparams import first_values
 from minikube_py.api import errors
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.scheme import ResourceType

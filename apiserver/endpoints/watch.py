@@ -21,9 +21,9 @@ from starlette.responses import StreamingResponse
 
 from apiserver.endpoints.encoding import ENCODED
 from apiserver.endpoints.listing import check_watch_resource_version, list_options
-from apiserver.endpoints.queryparams import ConversionError, to_int64
 from apiserver.endpoints.table import table_version, to_table
 from apiserver.registry.store import GenericStore
+from apiserver.request.queryparams import ConversionError, to_int64
 from apiserver.serving import MIN_REQUEST_TIMEOUT
 from apiserver.storage.errors import TooLargeResourceVersionError
 from apiserver.storage.interface import BOOKMARK, ERROR, ObjectWatch, WatchEvent

@@ -4,7 +4,7 @@
 - ``AuditInit`` (outermost; holds the ``AuditConfig``): every request gets an audit ID (the
   client's ``Audit-Id`` header, else a new UUID), echoed in the ``Audit-Id`` response header,
   and an ``AuditContext`` in ``scope["audit"]`` whose annotations dict is
-  ``apiserver.context.audit_annotations``.
+  ``apiserver.request.context.audit_annotations``.
 - ``Audit`` (after authentication): evaluates the policy for the user and request; unless the
   level is ``None`` it sends ``RequestReceived``, then (see ``ExchangeRecorder``)
   ``ResponseStarted`` for long-running requests and ``ResponseComplete``; when the handler
@@ -32,10 +32,15 @@ from apiserver.audit.policy import (
     level_at_least,
 )
 from apiserver.audit.recorder import ExchangeRecorder
-from apiserver.authn.user import UserInfo
-from apiserver.context import audit_annotations, audit_records_request, current_request_info
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.longrunning import is_long_running
+from apiserver.request.context import (
+    audit_annotations,
+    audit_records_request,
+    current_request_info,
+    current_user,
+)
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 from apiserver.status import status_response
 from minikube_py.uid import new_uuid
 
@@ -71,7 +76,7 @@ class Audit:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = _start(scope, scope.get("user"))
+        started = _start(scope, current_user.get())
         if started is None:
             await self.app(scope, receive, send)
             return
@@ -116,7 +121,7 @@ def _start(scope: Scope, user: UserInfo | None) -> tuple[AuditContext, RequestIn
     if scope["type"] != "http" or ctx is None or ctx.auditing is None or ctx.config is not None:
         return None
     config = ctx.auditing
-    info = scope.get("request_info") or current_request_info.get()
+    info = current_request_info.get()
     if info is None:
         return None
     decision = config.evaluator.evaluate(Attributes(user, info))

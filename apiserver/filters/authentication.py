@@ -1,5 +1,5 @@
-"""Authentication: who is asking (upstream's ``WithAuthentication``). Sets ``scope["user"]``
-and ``current_user`` to the ``UserInfo`` that ``apiserver.authn`` established, and drops the
+"""Authentication: who is asking (upstream's ``WithAuthentication``). Sets ``current_user``
+(the request context) to the ``UserInfo`` that ``apiserver.authn`` established, and drops the
 ``Authorization`` header once it has served (no handler ever sees the credential). A
 presented credential that is not valid, or no credential while anonymous requests are off,
 is a 401 ``Unauthorized`` Status, as upstream writes it."""
@@ -11,9 +11,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.authn.authenticator import AuthenticationError
 from apiserver.authn.config import AuthenticationSetup, build_authentication
-from apiserver.context import current_user
 from apiserver.filters.audit import audit_failed_authentication
-from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
+from apiserver.request.context import current_user
 from apiserver.security import SecurityConfig
 from minikube_py.jsonutil import dumps_document
 
@@ -37,12 +37,12 @@ class Authentication:
         self,
         app: ASGIApp,
         security: SecurityConfig | None = None,
-        catalog: Catalog | None = None,
+        lookup: Lookup | None = None,
         *,
         setup: AuthenticationSetup | None = None,
     ) -> None:
         self.app = app
-        self.setup = setup or build_authentication(security or SecurityConfig(), catalog)
+        self.setup = setup or build_authentication(security or SecurityConfig(), lookup)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -55,7 +55,6 @@ class Authentication:
         if user is None:
             await unauthorized()(scope, receive, audit_failed_authentication(scope, send))
             return
-        scope["user"] = user
         current_user.set(user)
         headers = scope.get("headers") or []
         scope["headers"] = [(k, v) for k, v in headers if k.lower() != b"authorization"]

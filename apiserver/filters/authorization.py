@@ -13,15 +13,14 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER
 from apiserver.authz.attributes import Attributes, attributes_for
-from apiserver.authz.factory import Authz, catalog_caches, current_authz, new_authz
+from apiserver.authz.factory import Authz, current_authz, lookup_caches, new_authz
 from apiserver.authz.forbidden import forbidden_error
 from apiserver.authz.policycache import RBAC_GROUP
-from apiserver.context import annotate
 from apiserver.endpoints.encoding import JSONResponse
-from apiserver.endpoints.requestinfo import request_info
-from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
+from apiserver.request.context import annotate, current_request_info, current_user
+from apiserver.request.info import request_info
 from apiserver.security import SecurityConfig
 from minikube_py.api.errors import ApiError
 
@@ -33,8 +32,8 @@ NO_MATCH = "no authorizer allowed the request (no RBAC rule matched)"
 
 def request_attributes(scope: Scope) -> Attributes:
     query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-    info = scope.get("request_info") or request_info(scope["method"], scope["path"], query)
-    return attributes_for(scope.get("user") or ANONYMOUS_USER, info, query)
+    info = current_request_info.get() or request_info(scope["method"], scope["path"], query)
+    return attributes_for(current_user.get(), info, query)
 
 
 async def send_status(err: ApiError, scope: Scope, receive: Receive, send: Send) -> None:
@@ -70,11 +69,11 @@ class Authorization:
             current_authz.reset(token)
 
 
-def new_authorizer(security: SecurityConfig, catalog: Catalog | None) -> Authz:
-    """The configured union; modes other than AlwaysAllow/AlwaysDeny read the catalog's caches."""
+def new_authorizer(security: SecurityConfig, lookup: Lookup | None) -> Authz:
+    """The configured union; modes other than AlwaysAllow/AlwaysDeny read watch caches."""
     modes = security.authorization_modes
-    if catalog is None:
+    if lookup is None:
         if set(modes) - {"AlwaysAllow", "AlwaysDeny"}:
             raise ValueError(f"authorization modes {','.join(modes)} need the resource catalog")
         return new_authz(modes, {})
-    return new_authz(modes, catalog_caches(catalog))
+    return new_authz(modes, lookup_caches(lookup))

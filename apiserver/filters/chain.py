@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp
 
-from apiserver.endpoints.authentication import AuthenticationAPI
-from apiserver.endpoints.authorization import AuthorizationAPI
+from apiserver.authn.config import AuthenticationSetup, build_authentication
+from apiserver.authz.factory import Authz
 from apiserver.filters.audit import Audit, AuditInit
 from apiserver.filters.authentication import Authentication
 from apiserver.filters.authorization import Authorization, new_authorizer
@@ -16,7 +16,7 @@ from apiserver.filters.flowcontrol import flow_control
 from apiserver.filters.impersonation import ImpersonationFilter
 from apiserver.filters.requestinfo import RequestInfoFilter
 from apiserver.filters.timeout import RequestTimeout
-from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
 from apiserver.security import SecurityConfig
 from apiserver.serving import ServingOptions
 
@@ -24,22 +24,26 @@ from apiserver.serving import ServingOptions
 def build_handler_chain(
     handler: ASGIApp,
     security: SecurityConfig | None = None,
-    catalog: Catalog | None = None,
+    lookup: Lookup | None = None,
     serving: ServingOptions | None = None,
+    *,
+    authz: Authz | None = None,
+    authentication: AuthenticationSetup | None = None,
 ) -> ASGIApp:
     """``handler`` behind every filter, outermost last; ``security`` configures the gates,
-    which read cluster state (roles, service accounts, secrets) from ``catalog``'s caches;
-    ``serving`` the request timeout."""
+    which read cluster state (roles, service accounts, secrets) through ``lookup`` (the
+    catalog); ``serving`` the request timeout. ``authz`` and ``authentication``, when given,
+    are the server's one authorizer and authenticator (``build_app`` shares them with the
+    review storage: one token cache); else they are built here from ``security``."""
     security = security or SecurityConfig()
     serving = serving or ServingOptions()
-    authz = new_authorizer(security, catalog)
-    handler = AuthorizationAPI(handler, authz)
-    handler = AuthenticationAPI(handler, security, catalog)
+    authz = authz or new_authorizer(security, lookup)
+    authentication = authentication or build_authentication(security, lookup)
     handler = Authorization(handler, authz)
     handler = flow_control(handler, security)
     handler = ImpersonationFilter(handler, authz)
     handler = Audit(handler)
-    handler = Authentication(handler, security, catalog)
+    handler = Authentication(handler, setup=authentication)
     handler = RequestTimeout(handler, serving.request_timeout)
     handler = RequestInfoFilter(handler)
     handler = CacheControl(handler)

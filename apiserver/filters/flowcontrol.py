@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER, UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.bootstrap import MASTERS
 from apiserver.flowcontrol.controller import PriorityAndFairness
 from apiserver.flowcontrol.longrunning import is_long_running, is_mutating
 from apiserver.flowcontrol.maxinflight import MaxInFlight
 from apiserver.flowcontrol.metrics import SCOPE_KEY
+from apiserver.request.context import current_request_info, current_user
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 from apiserver.security import SecurityConfig
 
 TOO_MANY_REQUESTS_BODY = b"Too many requests, please try again later.\n"
@@ -57,7 +58,7 @@ async def too_many_requests(
 
 
 def _request(scope: Scope) -> tuple[UserInfo, RequestInfo | None]:
-    return scope.get("user", ANONYMOUS_USER), scope.get("request_info")
+    return current_user.get(), current_request_info.get()
 
 
 class MaxInFlightFilter:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.authn.user import ANONYMOUS_USER
 from apiserver.authz.factory import Authz
 from apiserver.authz.forbidden import forbidden_error
 from apiserver.authz.impersonation import EXTRA_PREFIX, Impersonation
-from apiserver.context import current_user
 from apiserver.filters.authorization import send_status
+from apiserver.request.context import current_user
 from minikube_py.api.errors import ApiError
 
 WITHOUT_USER = "requested impersonation of groups, uid or extra without impersonating a user"
@@ -36,7 +35,7 @@ class ImpersonationFilter:
         if wanted is None:
             await self.app(scope, receive, send)
             return
-        requester = scope.get("user") or ANONYMOUS_USER
+        requester = current_user.get()
         if not wanted.user:
             message = f"Internal error occurred: {WITHOUT_USER}"
             await send_status(ApiError(500, "InternalError", message), scope, receive, send)
@@ -50,6 +49,6 @@ class ImpersonationFilter:
                 return
         user = scope["impersonated_user"] = wanted.user_info()
         headers = [(k, v) for k, v in scope.get("headers", []) if not _is_impersonation_header(k)]
-        inner = {**scope, "headers": headers, "user": user}
+        inner = {**scope, "headers": headers}
         current_user.set(user)
         await self.app(inner, receive, send)

@@ -23,8 +23,8 @@ from urllib.parse import parse_qs
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from apiserver.audit.context import AuditContext
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.longrunning import is_long_running
+from apiserver.request.context import current_request_info
 from apiserver.status import status_response
 from minikube_py.goduration import parse_go_duration
 
@@ -42,7 +42,7 @@ class RequestTimeout:
         self.app, self.request_timeout = app, request_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        info: RequestInfo | None = scope.get("request_info")
+        info = current_request_info.get()
         if scope["type"] != "http" or info is None or is_long_running(info) or self.request_timeout <= 0:
             await self.app(scope, receive, send)
             return

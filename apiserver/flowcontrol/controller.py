@@ -16,14 +16,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from apiserver.authn.user import UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.bootstrap import FLOW_SCHEMAS, PRIORITY_LEVELS
 from apiserver.flowcontrol.match import matches_flow_schema
 from apiserver.flowcontrol.metrics import FlowMetrics
 from apiserver.flowcontrol.queueset import QueueSet, Seat
 from apiserver.flowcontrol.retryafter import DroppedRequests
 from apiserver.flowcontrol.schema import Distinguisher, FlowSchema, PriorityLevel
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 
 # Upstream waits at most a quarter of the request timeout (60 s) in a queue.
 DEFAULT_WAIT_LIMIT = 15.0

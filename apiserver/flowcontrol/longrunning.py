@@ -5,7 +5,7 @@ them; priority and fairness counts a watch only until it is set up, and no other
 
 from __future__ import annotations
 
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.info import RequestInfo
 
 LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
 LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})

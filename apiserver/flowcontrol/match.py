@@ -10,9 +10,9 @@ exact, ``*``, or a prefix ending in ``/*``).
 
 from __future__ import annotations
 
-from apiserver.authn.user import UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
 from apiserver.flowcontrol.schema import ALL, FlowSchema, NonResourceRule, ResourceRule, Subject
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import UserInfo
 
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 
-from apiserver.admission.attributes import Attributes, Operation
-from apiserver.admission.chain import AdmissionChain
-from apiserver.admission.plugins import namespacelifecycle
-from apiserver.registry.store import GenericStore
+from apiserver import namespacepolicy
+from apiserver.lookup import Change, Lister, WatchCache
+from apiserver.registry.listers import StoreLister, convert
+from apiserver.registry.store import Admission, GenericStore
 from apiserver.registry.strategies import StrategyRegistry, builtin_strategies, strategy_for
 from apiserver.registry.strategy import Strategy
 from apiserver.storage.cacher import Cacher, Indexer
@@ -19,6 +19,7 @@ from apiserver.storage.kv import KV
 from apiserver.storage.objects import KVObjectStorage
 from minikube_py.api import errors
 from minikube_py.api.scheme import ResourceType, Scheme
+from minikube_py.api.unstructured import Object
 
 __all__ = ["Catalog", "indexers", "strategy_for"]
 
@@ -77,10 +78,10 @@ class Catalog:
     async def wait_ready(self) -> None:
         await asyncio.gather(*(c.wait_ready() for c in self._cachers.values()))
 
-    def install_admission(self, chain: AdmissionChain) -> None:
+    def install_admission(self, chain: Admission) -> None:
         """Every store runs ``chain``; with NamespaceLifecycle in it, that plugin owns the
         namespace check."""
-        self._namespaces_admitted = namespacelifecycle.NAME in chain
+        self._namespaces_admitted = namespacepolicy.ADMISSION_PLUGIN in chain
         for store in self._stores.values():
             store.admission = chain
 
@@ -91,13 +92,61 @@ class Catalog:
             return
         cacher = self._cachers[resource_prefix("namespaces")]
         key = object_key("namespaces", namespace)
+        ns: Object | None
         try:
             ns = await cacher.get(key, resource_version="0")
         except KeyNotFoundError:
             try:  # the cache may lag a namespace created a moment ago: ask the store (upstream too)
                 ns = await cacher.get(key)
             except KeyNotFoundError:
-                raise errors.not_found("namespaces", namespace) from None
-        if namespacelifecycle.terminating(ns):
-            attrs = Attributes(Operation.CREATE, rt, "", namespace, name, None)
-            raise namespacelifecycle.terminating_error(attrs)
+                ns = None
+        refusal = namespacepolicy.refusal(ns, rt, namespace, name, creating=True)
+        if refusal is not None:
+            raise refusal
+
+    # apiserver.lookup: what admission plugins, authenticators and authorizers read
+
+    def resource_types(self) -> Iterator[ResourceType]:
+        return iter(self.scheme)
+
+    def serves(self, group: str, version: str, resource: str) -> bool:
+        return (group, version, resource) in self._stores
+
+    def _served(self, group: str, version: str, resource: str) -> GenericStore:
+        found = self._stores.get((group, version, resource))
+        if found is None:
+            raise errors.internal(f"{resource}.{group or 'core'} is not served")
+        return found
+
+    def lister(self, group: str, version: str, resource: str) -> Lister:
+        return StoreLister(self._served(group, version, resource))
+
+    def watch_cache(self, group: str, version: str, resource: str) -> WatchCache:
+        storage = self._served(group, version, resource).storage
+        assert isinstance(storage, Cacher), f"{resource} has no watch cache"
+        return storage
+
+    def equivalents(self, rt: ResourceType) -> list[ResourceType]:
+        prefix = resource_prefix(rt.resource)
+        return [
+            store.rt
+            for store in self._stores.values()
+            if store.rt != rt and store.prefix("") == prefix and store.rt.namespaced == rt.namespaced
+        ]
+
+    def convert(self, obj: Object | None, source: ResourceType, target: ResourceType) -> Object | None:
+        return convert(obj, self._store_of(source), self._store_of(target))
+
+    def default(self, rt: ResourceType, obj: Object) -> None:
+        store = self._store_of(rt)
+        if store is not None:
+            store.strategy.default(obj)
+
+    def _store_of(self, rt: ResourceType) -> GenericStore | None:
+        return self._stores.get((rt.group, rt.version, rt.resource))
+
+    async def guaranteed_update(
+        self, group: str, version: str, resource: str, namespace: str, name: str, change: Change
+    ) -> None:
+        store = self._served(group, version, resource)
+        await store.storage.guaranteed_update(store.key(namespace, name), change)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from apiserver.storage.interface import Preconditions
 from minikube_py.api import errors
@@ -51,6 +51,20 @@ class DeleteOptions:
     preconditions: Preconditions | None = None
     dry_run: bool = False
     orphan_dependents: bool | None = None
+
+
+def options_object(options: DeleteOptions) -> dict[str, Any]:
+    """``options`` as ``meta.k8s.io/v1`` JSON (what admission webhooks receive)."""
+    out: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    if options.grace_period_seconds is not None:
+        out["gracePeriodSeconds"] = options.grace_period_seconds
+    if options.propagation_policy:
+        out["propagationPolicy"] = options.propagation_policy
+    if options.orphan_dependents is not None:
+        out["orphanDependents"] = options.orphan_dependents
+    if options.dry_run:
+        out["dryRun"] = ["All"]
+    return out
 
 
 def validate_options(options: DeleteOptions) -> None:

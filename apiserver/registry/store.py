@@ -12,9 +12,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from apiserver.admission.attributes import Attributes, Operation
-from apiserver.admission.chain import AdmissionChain
 from apiserver.registry import deletion, rest, storeerr
 from apiserver.registry import meta as objectmeta
 from apiserver.registry.conversion import ConvertedWatch
@@ -38,7 +38,18 @@ Mutation = Callable[[Object], Object]
 # object as decoded (defaults filled in), so the writer owns the defaulted fields too.
 Track = Callable[[Object | None, Object], Object]
 
-__all__ = ["DeleteOptions", "Deletion", "GenericStore"]
+
+class Admission(Protocol):
+    """The admission chain a store runs (``apiserver.admission.chain.AdmissionChain``)."""
+
+    async def admit(self, attrs: Attributes) -> None: ...
+
+    async def validate(self, attrs: Attributes) -> None: ...
+
+    def __contains__(self, plugin: str) -> bool: ...
+
+
+__all__ = ["Admission", "DeleteOptions", "Deletion", "GenericStore"]
 
 
 class GenericStore:
@@ -62,7 +73,7 @@ class GenericStore:
         self._gc_policy = strategy.gc_policy
         # Admission (``apiserver.admission``): mutating plugins after defaulting and field
         # tracking, validating ones after the strategy's validation; None admits everything.
-        self.admission: AdmissionChain | None = None
+        self.admission: Admission | None = None
 
     def with_strategy(self, strategy: Strategy) -> GenericStore:
         """This store with another strategy, as upstream copies a Store to give a subresource
@@ -232,7 +243,7 @@ class GenericStore:
             self._check_preconditions(options.preconditions, current, name)
         if self.admission is not None:
             attrs = Attributes(Operation.DELETE, self.rt, "", namespace, name, None, current, options.dry_run)
-            attrs.options = options
+            attrs.options = deletion.options_object(options)
             await self.admission.admit(attrs)
             await self.admission.validate(attrs)
         if isinstance(self.strategy, TerminationStrategy):

@@ -20,7 +20,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from apiserver.storage.interface import (
     ADDED,
@@ -36,9 +36,6 @@ from apiserver.storage.interface import (
 )
 from minikube_py.api.unstructured import Object
 
-if TYPE_CHECKING:
-    from apiserver.storage.cacher import Cacher
-
 log = logging.getLogger("apiserver.cacher")
 
 
@@ -53,8 +50,31 @@ class Change:
     at: float = 0.0  # when the cache applied it (time.monotonic)
 
 
+class WatchCache(Protocol):
+    """What a watcher needs of the watch cache that feeds it (``Cacher``): its window and
+    revisions, and (un)registering. A protocol here, so this module does not import the cache
+    that imports it."""
+
+    watcher_buffer: int
+    bookmark_interval: float
+    resource_version: int
+    oldest_revision: int
+
+    async def wait_ready(self) -> None: ...
+
+    async def wait_until_fresh(self, minimum: int) -> None: ...
+
+    async def current_resource_version(self) -> int: ...
+
+    def register(
+        self, watcher: CacheWatcher, from_revision: int | None, *, initial_end: bool = False
+    ) -> None: ...
+
+    def unregister(self, watcher: CacheWatcher) -> None: ...
+
+
 class CacheWatcher:
-    def __init__(self, cacher: Cacher, prefix: str, opts: ListOptions) -> None:
+    def __init__(self, cacher: WatchCache, prefix: str, opts: ListOptions) -> None:
         self._cacher = cacher
         self.prefix = prefix
         self._opts = opts

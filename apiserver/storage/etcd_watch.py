@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 from aetcd import rpc
@@ -38,14 +38,26 @@ from apiserver.storage.etcd_wire import (
 )
 from apiserver.storage.kv import WatchBatch, prefix_end
 
-if TYPE_CHECKING:
-    from apiserver.storage.etcd import EtcdKV
+
+class WatchedStore(Protocol):
+    """What a watch needs of the etcd store that opened it (``EtcdKV``): new watch streams,
+    what it learns of compaction, and the translation of grpc errors. A protocol here, so this
+    module does not import the store that imports it."""
+
+    @property
+    def ordered_progress(self) -> bool: ...
+
+    def watch_stream(self) -> Any: ...
+
+    def learn_compacted(self, revision: int) -> None: ...
+
+    async def storage_error(self, err: Any, requested: int = 0) -> StorageError: ...
 
 
 class EtcdWatch:
     """A ``Watch`` on one prefix that outlives broken streams (see the module docstring)."""
 
-    def __init__(self, store: EtcdKV, prefix: str, start_revision: int) -> None:
+    def __init__(self, store: WatchedStore, prefix: str, start_revision: int) -> None:
         self._store = store
         self._prefix = prefix
         self._next = start_revision  # the oldest revision not delivered yet

@@ -32,10 +32,11 @@ from controllers.podcontrol.ownerrefs import (
 from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owner
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, REPLICASETS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers

@@ -12,8 +12,8 @@ from controllers.deployment.util import deployments as du
 from controllers.deployment.writes import update_deployment_status
 from minikube_py.api.timestamps import clock_rfc3339 as now_time
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.store import meta_namespace_key
-from minikube_py.client.interfaces import Object
 
 
 async def sync_rollout_status(

@@ -11,7 +11,7 @@ from controllers.deployment.scaling import cleanup_deployment, scale_replica_set
 from controllers.deployment.sync import get_all_replica_sets_and_sync_revision
 from controllers.deployment.util import conditions as cond
 from controllers.deployment.util import replicasets as rsu
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 PodMap = Mapping[str, Sequence[Object]]
 

@@ -10,7 +10,7 @@ from controllers.deployment.sync import get_all_replica_sets_and_sync_revision
 from controllers.deployment.util import conditions as cond
 from controllers.deployment.util import deployments as du
 from controllers.deployment.util import replicasets as rsu
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 
 async def rollout_rolling(ctx: SyncContext, d: Object, rs_list: list[Object]) -> None:

@@ -8,7 +8,7 @@ from controllers.deployment.util import deployments as du
 from controllers.deployment.util import replicasets as rsu
 from controllers.deployment.writes import update_replica_set
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import REPLICASETS
 
 

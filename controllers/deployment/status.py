@@ -12,7 +12,7 @@ from controllers.deployment.util import deployments as du
 from controllers.deployment.util import replicasets as rsu
 from controllers.deployment.writes import update_deployment_status
 from minikube_py.api.timestamps import clock_rfc3339 as now_time
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 _COUNTS = (
     "observedGeneration",

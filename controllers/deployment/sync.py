@@ -24,7 +24,7 @@ from controllers.podcontrol.hash import compute_hash
 from controllers.podcontrol.ownerrefs import get_controller_of, new_controller_ref
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import clock_rfc3339 as now_time
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import REPLICASETS
 
 NewAndOld = tuple[Object | None, list[Object]]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from controllers.deployment.context import SyncContext
 from controllers.deployment.util.replicasets import REVISION_ANNOTATION
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import DEPLOYMENTS, REPLICASETS
 
 RETRIES = 3

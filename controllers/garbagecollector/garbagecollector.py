@@ -35,8 +35,9 @@ from controllers.garbagecollector.graph_builder import GraphBuilder
 from minikube_py.api.builtin import builtin_scheme
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
-from minikube_py.client.interfaces import MERGE_PATCH, Client, Object
+from minikube_py.client.interfaces import MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import resource_type_for_kind
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers

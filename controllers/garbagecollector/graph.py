@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 ORPHAN_FINALIZER = "orphan"  # metav1.FinalizerOrphanDependents
 FOREGROUND_FINALIZER = "foregroundDeletion"  # metav1.FinalizerDeleteDependents

@@ -25,10 +25,10 @@ from controllers.garbagecollector.graph import (
     reference_of,
 )
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs, SharedInformer
 from minikube_py.cache.store import DeletedFinalStateUnknown
-from minikube_py.client.interfaces import Object
 from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 

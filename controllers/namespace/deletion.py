@@ -21,7 +21,8 @@ from minikube_py.api.builtin import builtin_scheme
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.timestamps import format_rfc3339, parse_rfc3339
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import NAMESPACES, PODS
 from minikube_py.clock import Clock
 

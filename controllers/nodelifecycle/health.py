@@ -12,7 +12,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 Condition = dict[str, Any]
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import format_rfc3339 as format_time
-from minikube_py.client.interfaces import MERGE_PATCH, Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import NODES
 
 log = logging.getLogger("nodelifecycle")

@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import PODS
 from minikube_py.events import Recorder
 

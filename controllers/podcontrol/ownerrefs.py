@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.informer import SharedInformer
-from minikube_py.client.interfaces import Object
 
 CONTROLLER_UID_INDEX = "controller-uid"
 ORPHAN_INDEX_PREFIX = "orphan:"

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 SUCCEEDED = "Succeeded"
 FAILED = "Failed"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from controllers.podcontrol.pods import is_pod_ready, max_container_restarts, pod_ready_condition
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}

@@ -23,7 +23,8 @@ from controllers.podcontrol.ownerrefs import get_controller_of, new_controller_r
 from minikube_py.api.errors import ApiError
 from minikube_py.api.labels import Selector
 from minikube_py.api.scheme import ResourceType
-from minikube_py.client.interfaces import MERGE_PATCH, Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import MERGE_PATCH, Client
 
 CanAdopt = Callable[[], Awaitable[None]]
 

@@ -28,6 +28,7 @@ from controllers.replicaset.replicas import ReplicasContext, manage_replicas
 from controllers.replicaset.status import calculate_status, update_replica_set_status
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import (
@@ -36,7 +37,7 @@ from minikube_py.cache.store import (
     meta_namespace_key,
     split_meta_namespace_key,
 )
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import PODS, REPLICASETS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers

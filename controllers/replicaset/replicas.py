@@ -19,8 +19,8 @@ from controllers.podcontrol.ownerrefs import CONTROLLER_UID_INDEX, get_controlle
 from controllers.podcontrol.pods import filter_active_pods
 from controllers.podcontrol.ranking import rank_pods_by_related_on_same_node, sort_pods_for_deletion
 from minikube_py.api.errors import ApiError
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.store import Indexer, meta_namespace_key
-from minikube_py.client.interfaces import Object
 from minikube_py.clock import Clock
 
 SLOW_START_INITIAL_BATCH_SIZE = 1

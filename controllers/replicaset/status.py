@@ -11,7 +11,8 @@ from controllers.podcontrol.pods import is_pod_available, is_pod_ready
 from minikube_py.api.errors import ApiError
 from minikube_py.api.labels import selector_from_set
 from minikube_py.api.timestamps import clock_rfc3339 as now_time
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import REPLICASETS
 from minikube_py.clock import Clock
 

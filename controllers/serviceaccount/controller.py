@@ -10,10 +10,11 @@ from __future__ import annotations
 import logging
 
 from minikube_py.api.errors import ApiError
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import DeletedFinalStateUnknown
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import NAMESPACES, SERVICEACCOUNTS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers

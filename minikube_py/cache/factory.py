@@ -13,8 +13,9 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.informer import SharedInformer, wait_for_cache_sync
-from minikube_py.client.interfaces import Client, ListerWatcher, Object, WatchEvent
+from minikube_py.client.interfaces import Client, ListerWatcher, WatchEvent
 from minikube_py.clock import Clock, RealClock
 
 _InformerKey = tuple[ResourceType, str | None, str, str]

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.reflector import Reflector
 from minikube_py.cache.store import (
     NAMESPACE_INDEX,
@@ -46,7 +47,7 @@ from minikube_py.cache.store import (
     IndexFunc,
     namespace_index_func,
 )
-from minikube_py.client.interfaces import ListerWatcher, Object
+from minikube_py.client.interfaces import ListerWatcher
 from minikube_py.clock import Clock, RealClock
 
 logger = logging.getLogger("informer")

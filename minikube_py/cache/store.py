@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 NAMESPACE_INDEX = "namespace"
 

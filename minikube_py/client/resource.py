@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
-from minikube_py.client.interfaces import MERGE_PATCH, Object, WatchEvent
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import MERGE_PATCH, WatchEvent
 from minikube_py.jsonutil import dumps
 
 JSON = "application/json"

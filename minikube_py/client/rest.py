@@ -27,8 +27,9 @@ from yarl import URL
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.client.config import ClientConfig, load_kubeconfig
-from minikube_py.client.interfaces import ConnectionFailure, Object, WatchEvent
+from minikube_py.client.interfaces import ConnectionFailure, WatchEvent
 from minikube_py.client.ratelimit import TokenBucket
 from minikube_py.client.resource import RESTResource
 from minikube_py.client.retry import RetryPolicy, parse_retry_after

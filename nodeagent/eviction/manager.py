@@ -23,7 +23,6 @@ from typing import Protocol
 from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
-from nodeagent.eviction.pods import REASON
 from nodeagent.eviction.ranking import eviction_message, is_critical, rank_pods
 from nodeagent.eviction.thresholds import (
     DEFAULT_EVICTION_HARD,
@@ -35,6 +34,7 @@ from nodeagent.eviction.thresholds import (
     thresholds_met,
 )
 from nodeagent.node.conditions import NodeSignals
+from nodeagent.pod.evicted import REASON
 from nodeagent.stats.usage import Summary
 
 log = logging.getLogger("nodeagent.eviction")

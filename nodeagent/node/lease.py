@@ -18,7 +18,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import LEASES
 
 NODE_LEASE_NAMESPACE = "kube-node-lease"

@@ -21,7 +21,8 @@ import logging
 from typing import Any
 
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client, Object
+from minikube_py.api.unstructured import Object
+from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import NODES
 from minikube_py.clock import Clock, RealClock
 from nodeagent.node.conditions import Condition, SignalSource, healthy, node_conditions, without_heartbeats

@@ -25,7 +25,7 @@ from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import Client
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
-from nodeagent.eviction.pods import EvictedPods
+from nodeagent.pod.evicted import EvictedPods
 from nodeagent.pod.mirror import is_mirror_pod
 from nodeagent.pod.pleg import PLEG
 from nodeagent.pod.prober import ProbeManager

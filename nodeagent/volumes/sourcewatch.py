@@ -28,10 +28,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import FilteredListerWatcher
 from minikube_py.cache.informer import SharedInformer
 from minikube_py.cache.store import DeletedFinalStateUnknown
-from minikube_py.client.interfaces import Client, Object
+from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import CONFIGMAPS, SECRETS
 from minikube_py.clock import Clock, RealClock
 

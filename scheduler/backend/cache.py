@@ -26,9 +26,10 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 from scheduler.backend.snapshot import Snapshot
-from scheduler.framework.types import NodeInfo, Object, PodInfo, pod_key
+from scheduler.framework.types import NodeInfo, PodInfo, pod_key
 
 __all__ = ["Cache", "Snapshot"]
 

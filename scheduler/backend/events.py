@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from minikube_py.api.labels import SelectorError, label_selector_as_selector
-from scheduler.framework.types import ActionType, ClusterEvent, Object, compute_pod_resource_request
+from minikube_py.api.unstructured import Object
+from scheduler.framework.types import ActionType, ClusterEvent, compute_pod_resource_request
 
 UNSCHEDULABLE_TIMEOUT = ClusterEvent("*", ActionType.ALL, "UnschedulableTimeout")
 ASSIGNED_POD_ADD = ClusterEvent("Pod", ActionType.ADD, "AssignedPodAdd")

@@ -25,11 +25,12 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 from scheduler.backend import events
 from scheduler.backend.heap import KeyedHeap
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import ClusterEvent, Object, PodInfo, QueuedPodInfo, pod_key
+from scheduler.framework.types import ClusterEvent, PodInfo, QueuedPodInfo, pod_key
 
 log = logging.getLogger("scheduler.queue")
 

@@ -13,10 +13,11 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.runtime import Framework, filter_failure
 from scheduler.framework.status import Code, Status
-from scheduler.framework.types import NodeInfo, Object, PodInfo
+from scheduler.framework.types import NodeInfo, PodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5

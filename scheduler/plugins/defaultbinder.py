@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import PODS
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import ClusterEvent, Object
+from scheduler.framework.types import ClusterEvent
 
 
 def binding(pod: Object, node_name: str) -> Object:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo, Object
+from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB

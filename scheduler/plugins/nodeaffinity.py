@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore, Object
+from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore
 from scheduler.plugins.events import NODE
 from scheduler.plugins.helper.nodeselector import (
     NodeSelector,

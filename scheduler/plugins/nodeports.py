@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object, host_ports
+from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, host_ports
 from scheduler.plugins.events import NODE, POD
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object
+from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo
 from scheduler.plugins.events import NODE
 from scheduler.plugins.helper.taints import pod_tolerations, tolerated
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.interface import Handle
-from scheduler.framework.types import ClusterEvent, Object, QueuedPodInfo
+from scheduler.framework.types import ClusterEvent, QueuedPodInfo
 
 
 def pod_priority(pod: Object) -> int:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import ActionType, ClusterEvent, Object
+from scheduler.framework.types import ActionType, ClusterEvent
 from scheduler.plugins.events import POD
 
 

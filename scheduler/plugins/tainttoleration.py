@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore, Object
+from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore
 from scheduler.plugins.events import NODE
 from scheduler.plugins.helper.normalize import default_normalize_score, default_normalize_values
 from scheduler.plugins.helper.taints import (

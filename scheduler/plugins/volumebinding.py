@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object
+from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo
 from scheduler.plugins.events import NODE, PV, PVC, STORAGE_CLASS
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"

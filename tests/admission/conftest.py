@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from apiserver.admission.plugins.priority import ensure_system_priority_classes
 from apiserver.admission.registry import enabled_plugins
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
+from apiserver.bootstrap.priorityclasses import ensure_system_priority_classes
 from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig
 from apiserver.server import build_app

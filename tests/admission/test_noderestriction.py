@@ -8,7 +8,7 @@ import pytest
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.plugins.noderestriction import NodeRestriction
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 from minikube_py.api import errors
 from minikube_py.api.builtin import builtin_scheme
 
@@ -164,14 +164,17 @@ async def test_mirror_pods_must_belong_to_the_node_and_reference_nothing(pod: An
     assert refused.value.code == 403 and message in refused.value.status()["message"]
 
 
-async def test_a_mirror_pod_owner_must_carry_the_nodes_uid(monkeypatch: pytest.MonkeyPatch) -> None:
-    from apiserver.admission.plugins import lookup
+async def test_a_mirror_pod_owner_must_carry_the_nodes_uid() -> None:
+    class Nodes:
+        async def get(self, namespace: str, name: str, *, fresh: bool = False) -> Any:
+            return {"metadata": {"name": name, "uid": "u1"}} if name == "n1" else None
 
-    async def get(_catalog: Any, group: str, version: str, resource: str, ns: str, name: str) -> Any:
-        return {"metadata": {"name": name, "uid": "u1"}} if (resource, name) == ("nodes", "n1") else None
+    class OneNode:
+        def lister(self, group: str, version: str, resource: str) -> Nodes:
+            assert (group, version, resource) == ("", "v1", "nodes")
+            return Nodes()
 
-    monkeypatch.setattr(lookup, "get", get)
-    plugin = NodeRestriction(catalog=object())  # type: ignore[arg-type]
+    plugin = NodeRestriction(lookup=OneNode())  # type: ignore[arg-type]
     await plugin.admit(Attributes(Operation.CREATE, rt("pods"), "", "ns", "p", mirror("n1"), user=NODE))
     stale = mirror("n1", owners=({**OWNER, "uid": "old"},))
     with pytest.raises(errors.ApiError, match="node n1 UID mismatch: expected old got u1"):

@@ -11,9 +11,9 @@ from apiserver.admission.chain import AdmissionChain
 from apiserver.admission.interfaces import Plugin
 from apiserver.admission.jsondiff import json_patch
 from apiserver.admission.registry import AdmissionConfigError, enabled_plugins
-from apiserver.context import audit_annotations, audit_records_request
 from apiserver.options.admission import up_admission
 from apiserver.patch.jsonpatch import apply_json_patch
+from apiserver.request.context import audit_annotations, audit_records_request
 from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.builtin import builtin_scheme

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app
 from apiserver.storage.memory import MemoryKV

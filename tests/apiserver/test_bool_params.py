@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from apiserver.endpoints.queryparams import to_bool
+from apiserver.request.queryparams import to_bool
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import uvicorn
 
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apiserver.endpoints.requestinfo import request_info
+from apiserver.request.info import request_info
 
 CASES = [
     # method, path, query, (verb, group, version, namespace, resource, subresource, name)

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from apiserver import server as apiserver_server
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
 from apiserver.endpoints.watch import OpenWatches
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
 from apiserver.endpoints.watch import BATCH
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app

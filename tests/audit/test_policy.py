@@ -18,8 +18,8 @@ from apiserver.audit.policy import (
     PolicyRule,
     rule_matches,
 )
-from apiserver.authn.user import AUTHENTICATED, UserInfo
-from apiserver.endpoints.requestinfo import request_info
+from apiserver.request.info import request_info
+from apiserver.request.user import AUTHENTICATED, UserInfo
 from minikube_py.identities import FAKE_NODES_USER
 
 ALICE = UserInfo("alice", ("devs", AUTHENTICATED))

@@ -9,8 +9,8 @@ import httpx
 from starlette.types import Receive, Scope, Send
 
 from apiserver.audit.policy import METADATA, Policy, PolicyRule
-from apiserver.context import annotate
 from apiserver.filters.chain import build_handler_chain
+from apiserver.request.context import annotate
 from apiserver.security import SecurityConfig
 from apiserver.status import status_response
 from tests.audit.conftest import CONFIGMAPS, AuditLog, audit_log, audited_apiserver

@@ -22,8 +22,8 @@ from apiserver.authn.authenticator import (
 from apiserver.authn.bootstrap import BootstrapTokens
 from apiserver.authn.serviceaccount import Bound, ServiceAccountAuthenticator, TokenGenerator
 from apiserver.authn.tokenfile import StaticTokens, TokenFileError
-from apiserver.authn.user import UserInfo
 from apiserver.authn.x509 import X509Authenticator
+from apiserver.request.user import UserInfo
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 NOW = 1_800_000_000.0

@@ -9,7 +9,7 @@ import pytest
 
 from apiserver.authn.authenticator import AuthenticationError, TokenResult
 from apiserver.authn.tokencache import CachedTokens
-from apiserver.authn.user import UserInfo
+from apiserver.request.user import UserInfo
 
 
 class CountingTokens:

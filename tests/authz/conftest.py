@@ -13,7 +13,7 @@ import httpx
 import pytest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
 from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig
 from apiserver.server import build_app

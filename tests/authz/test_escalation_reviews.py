@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from apiserver.authz.aggregation import sync
+from apiserver.bootstrap.aggregation import sync
 from tests.authz.conftest import Cluster
 from tests.authz.helpers import CLUSTER_ROLES, RBAC, ROLE_BINDINGS, ROLES, binding, role, rule
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Attributes
 from apiserver.authz.node import NodeAuthorizer
 from apiserver.authz.nodegraph import NodeGraph
+from apiserver.request.user import UserInfo
 
 NODE = UserInfo("system:node:n1", ("system:nodes", "system:authenticated"))
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Attributes, attributes_for
 from apiserver.authz.rules import PolicyRule, rule_allows, rule_covers, uncovered
-from apiserver.endpoints.requestinfo import request_info
+from apiserver.request.info import request_info
+from apiserver.request.user import UserInfo
 
 ALICE = UserInfo("alice", ("system:authenticated",))
 

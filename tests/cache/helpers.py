@@ -8,8 +8,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache import DeletedFinalStateUnknown
-from minikube_py.client.interfaces import Object
 
 
 def pod(name: str, namespace: str = "default", **labels: str) -> Object:

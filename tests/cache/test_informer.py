@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -15,7 +16,6 @@ from minikube_py.cache import (
     SharedInformer,
     wait_for_cache_sync,
 )
-from minikube_py.client.interfaces import Object
 from minikube_py.client.resourcetypes import PODS
 from minikube_py.clock import FakeClock
 from minikube_py.testing.fakeclient import FakeClient

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -16,7 +17,6 @@ from minikube_py.cache import (
     namespace_index_func,
     split_meta_namespace_key,
 )
-from minikube_py.client.interfaces import Object
 from tests.cache.helpers import pod
 
 APP_INDEX = "app"

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apiserver.filters.chain import build_handler_chain
 from apiserver.flowcontrol.metrics import metrics_endpoint
+from apiserver.request.context import current_user
 from apiserver.security import SecurityConfig
 
 # Small limits: 4 + 2 = 6 seats for priority and fairness, 1 of them global-default's.
@@ -57,7 +58,7 @@ class Gate:
             await response(scope, receive, send)
             return
         self.entered += 1
-        self.users.append(scope["user"].name)
+        self.users.append(current_user.get().name)
         headers = [(b"content-type", b"application/json")]
         watch = b"watch=true" in scope.get("query_string", b"")
         await send({"type": "http.response.start", "status": 200, "headers": headers})

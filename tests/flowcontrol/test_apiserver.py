@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from apiserver.bootstrap import ensure_bootstrap_objects
+from apiserver.bootstrap.objects import ensure_bootstrap_objects
 from apiserver.flowcontrol.schema import object_uid
 from apiserver.registry.catalog import Catalog
 from apiserver.security import SecurityConfig

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from apiserver.authn.user import ANONYMOUS_USER, UserInfo
-from apiserver.endpoints.requestinfo import request_info
 from apiserver.flowcontrol.controller import PriorityAndFairness
 from apiserver.flowcontrol.match import matches_flow_schema
 from apiserver.flowcontrol.schema import ALL, FlowSchema, NonResourceRule, PolicyRules, Subject
+from apiserver.request.info import request_info
+from apiserver.request.user import ANONYMOUS_USER, UserInfo
 
 AUTH = "system:authenticated"
 ADMIN = UserInfo("kubernetes-admin", ("system:masters", AUTH))

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import FakeClock
 from minikube_py.testing.fakeclient import FakeClient
 from scheduler.framework.interface import Handle
-from scheduler.framework.types import NodeInfo, Object, PodInfo, QueuedPodInfo
+from scheduler.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 
 Port = int | tuple[int, str] | tuple[int, str, str]  # hostPort, (hostPort, protocol[, hostIP])
 

@@ -11,7 +11,7 @@ import pytest
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.webhook import MutatingAdmissionWebhook
-from apiserver.context import audit_annotations
+from apiserver.request.context import audit_annotations
 from minikube_py.api.builtin import builtin_scheme
 from tests.webhook.conftest import Served, hook, install, pod
 from tests.webhook_server import Answer, Handler, Review, WebhookServer, patch

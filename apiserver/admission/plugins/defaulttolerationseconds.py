@@ -4,13 +4,11 @@ the ``not-ready`` and ``unreachable`` NoExecute taints for 300 seconds (upstream
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.interfaces import Plugin
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup
 
 NAME = "DefaultTolerationSeconds"
 NOT_READY = "node.kubernetes.io/not-ready"
@@ -28,7 +26,7 @@ class DefaultTolerationSeconds(Plugin):
     name = NAME
     operations = frozenset({Operation.CREATE})
 
-    def __init__(self, catalog: Catalog | None = None, seconds: int = DEFAULT_SECONDS) -> None:
+    def __init__(self, lookup: Lookup | None = None, seconds: int = DEFAULT_SECONDS) -> None:
         super().__init__()
         self.seconds = seconds
 

@@ -10,17 +10,14 @@ not checked: containers' resources cannot change."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.plugins import lookup
 from apiserver.admission.plugins import resources as res
+from apiserver.lookup import Lookup
 from minikube_py.api.quantity import Quantity
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 NAME = "LimitRanger"
 ANNOTATION = "kubernetes.io/limit-ranger"
@@ -139,13 +136,13 @@ class LimitRanger(Plugin):
     name = NAME
     operations = frozenset({Operation.CREATE})  # pod updates cannot change resources
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, lookup: Lookup) -> None:
         super().__init__()
-        self.catalog = catalog
+        self.lookup = lookup
 
     async def _ranges(self, namespace: str) -> list[list[Object]]:
         """Each LimitRange's items, defaulted, in name order."""
-        ranges = await lookup.list_cached(self.catalog, "", "v1", "limitranges", namespace, fresh=True)
+        ranges = await self.lookup.lister("", "v1", "limitranges").list(namespace, fresh=True)
         ranges.sort(key=lambda lr: lr["metadata"].get("name", ""))
         return [[defaulted_item(i) for i in (lr.get("spec") or {}).get("limits") or []] for lr in ranges]
 

@@ -9,16 +9,11 @@ object (service account, secret, config map, persistent volume claim, cluster tr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.plugins import lookup
 from apiserver.authz.nodegraph import pod_references
+from apiserver.lookup import Lookup
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 NAME = "NodeRestriction"
 NODES_GROUP = "system:nodes"
@@ -43,9 +38,9 @@ def _node_of(obj: Object | None) -> str:
 class NodeRestriction(Plugin):
     name = NAME
 
-    def __init__(self, catalog: Catalog | None = None) -> None:
+    def __init__(self, lookup: Lookup | None = None) -> None:
         super().__init__()
-        self.catalog = catalog  # None (unit tests): owner uids are not checked
+        self.lookup = lookup  # None (unit tests): owner uids are not checked
 
     async def admit(self, attrs: Attributes) -> None:
         if NODES_GROUP in attrs.user.groups and not attrs.user.name.startswith(NODE_PREFIX):
@@ -135,8 +130,8 @@ class NodeRestriction(Plugin):
             )
         if owner.get("blockOwnerDeletion"):
             raise forbidden(attrs, f'node "{node}" must not set blockOwnerDeletion on an owner reference')
-        if self.catalog is not None:
-            found = await lookup.get(self.catalog, "", "v1", "nodes", "", node)
+        if self.lookup is not None:
+            found = await self.lookup.lister("", "v1", "nodes").get("", node, fresh=True)
             uid = (found or {}).get("metadata", {}).get("uid")
             if uid != owner.get("uid"):
                 raise forbidden(attrs, f"node {node} UID mismatch: expected {owner.get('uid')} got {uid}")

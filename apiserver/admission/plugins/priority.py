@@ -1,21 +1,16 @@
 """Priority: a pod's ``priorityClassName`` becomes its ``priority`` and ``preemptionPolicy``
 (the global default class when it names none; priority 0 when there is no default), and at
 most one PriorityClass may be the global default. The two system classes exist from the
-first start (upstream's scheduling post-start hook)."""
+first start (``apiserver.bootstrap.priorityclasses``, upstream's scheduling post-start hook)."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.plugins import lookup
-from minikube_py.api import errors
+from apiserver.lookup import Lookup
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 NAME = "Priority"
 log = logging.getLogger("apiserver.admission")
@@ -35,39 +30,17 @@ SYSTEM_PRIORITY_CLASSES = (
 )
 
 
-async def ensure_system_priority_classes(catalog: Catalog) -> None:
-    """Create the system classes that are missing (restarts keep what exists)."""
-    store = catalog.store(*PC)
-    if store is None:
-        return
-    for name, value, description in SYSTEM_PRIORITY_CLASSES:
-        obj = {
-            "apiVersion": "scheduling.k8s.io/v1",
-            "kind": "PriorityClass",
-            "metadata": {"name": name},
-            "value": value,
-            "description": description,
-        }
-        try:
-            await store.create("", obj)
-        except errors.ApiError as err:
-            if err.reason != "AlreadyExists":
-                raise
-        else:
-            log.info("created priorityclass %s", name)
-
-
 class Priority(Plugin):
     name = NAME
     operations = frozenset({Operation.CREATE, Operation.UPDATE})
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, lookup: Lookup) -> None:
         super().__init__()
-        self.catalog = catalog
+        self.lookup = lookup
 
     async def _default_class(self) -> Object | None:
         """The global default class; with several, the one of lowest value (upstream)."""
-        listed = await lookup.list_cached(self.catalog, *PC, "", fresh=True)
+        listed = await self.lookup.lister(*PC).list("", fresh=True)
         defaults = [pc for pc in listed if pc.get("globalDefault")]
         return min(defaults, key=lambda pc: int(pc.get("value") or 0), default=None)
 
@@ -93,7 +66,7 @@ class Priority(Plugin):
             if pc is not None:
                 spec["priorityClassName"] = pc["metadata"]["name"]
         else:
-            pc = await lookup.get(self.catalog, *PC, "", class_name)
+            pc = await self.lookup.lister(*PC).get("", class_name, fresh=True)
             if pc is None:
                 raise forbidden(attrs, f"no PriorityClass with name {class_name} was found")
             priority, policy = int(pc.get("value") or 0), pc.get("preemptionPolicy")

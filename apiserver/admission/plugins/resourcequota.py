@@ -14,19 +14,17 @@ is charged, and a DELETE recounts the quotas that tracked the deleted object."""
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.plugins import lookup, quotausage
+from apiserver.admission.plugins import quotausage
 from apiserver.admission.plugins import resources as res
+from apiserver.lookup import Lookup, StatusWriter
 from apiserver.storage.errors import StorageError
 from minikube_py.api.quantity import Quantity
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 NAME = "ResourceQuota"
 
@@ -76,13 +74,17 @@ def scopes_match(quota: Object, rt: ResourceType, obj: Object) -> bool:
     return all(_pod_scope(s, obj) for s in scopes) and all(_selector_matches(r, obj) for r in selector)
 
 
+class QuotaLookup(Lookup, StatusWriter, Protocol):
+    """What the plugin reads, and the quota status it writes."""
+
+
 class ResourceQuota(Plugin):
     name = NAME
     operations = frozenset({Operation.CREATE, Operation.DELETE})
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, lookup: QuotaLookup) -> None:
         super().__init__()
-        self.catalog = catalog
+        self.lookup = lookup
 
     async def validate(self, attrs: Attributes) -> None:
         if attrs.subresource or not attrs.namespace or attrs.resource.resource == "resourcequotas":
@@ -91,7 +93,7 @@ class ResourceQuota(Plugin):
         if obj is None:
             return
         namespace = attrs.namespace
-        quotas = await lookup.list_cached(self.catalog, "", "v1", "resourcequotas", namespace, fresh=True)
+        quotas = await self.lookup.lister("", "v1", "resourcequotas").list(namespace, fresh=True)
         for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
             hard = (quota.get("spec") or {}).get("hard") or {}
             if not any(quotausage.tracked(attrs.resource, n) for n in hard):
@@ -105,9 +107,8 @@ class ResourceQuota(Plugin):
                 await self._recount(attrs.namespace, quota["metadata"]["name"], (uid,))
 
     async def _write(self, namespace: str, name: str, change: Any) -> None:
-        quotas = lookup.store(self.catalog, "", "v1", "resourcequotas")
         with contextlib.suppress(_Unchanged, StorageError):  # nothing to write, or the quota is gone
-            await quotas.storage.guaranteed_update(quotas.key(namespace, name), change)
+            await self.lookup.guaranteed_update("", "v1", "resourcequotas", namespace, name, change)
 
     async def _charge(self, attrs: Attributes, obj: Object, name: str) -> None:
         delta = quotausage.usage(attrs.resource, obj)
@@ -171,7 +172,7 @@ class ResourceQuota(Plugin):
         hard = res.parse((quota.get("spec") or {}).get("hard"))
         used = {n: quotausage.ONE - quotausage.ONE for n in hard}
         for rt in self._counted_types(set(hard)):
-            for obj in await lookup.list_cached(self.catalog, rt.group, rt.version, rt.resource, namespace):
+            for obj in await self.lookup.lister(rt.group, rt.version, rt.resource).list(namespace):
                 if obj["metadata"].get("uid") in excluded or not scopes_match(quota, rt, obj):
                     continue
                 usage = quotausage.usage(rt, obj)
@@ -180,7 +181,7 @@ class ResourceQuota(Plugin):
 
     def _counted_types(self, names: set[str]) -> list[ResourceType]:
         seen: dict[tuple[str, str], ResourceType] = {}
-        for rt in self.catalog.scheme:
+        for rt in self.lookup.resource_types():
             if rt.namespaced and any(quotausage.tracked(rt, n) for n in names):
                 seen.setdefault((rt.group, rt.resource), rt)
         return list(seen.values())

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import TYPE_CHECKING
 
 from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.plugins import lookup
+from apiserver.lookup import Lookup
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 NAME = "ServiceAccount"
 DEFAULT_SERVICE_ACCOUNT = "default"
@@ -88,14 +84,14 @@ class ServiceAccount(Plugin):
     name = NAME
     operations = frozenset({Operation.CREATE})
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, lookup: Lookup) -> None:
         super().__init__()
-        self.catalog = catalog
+        self.lookup = lookup
 
     async def get_service_account(self, namespace: str, name: str) -> Object | None:
         """The service account from the watch cache, else as stored (created a moment ago);
         ``default`` gets a few more looks (see module doc), as upstream's lister-then-live lookup."""
-        cached = await lookup.get_cached(self.catalog, "", "v1", "serviceaccounts", namespace, name)
+        cached = await self.lookup.lister("", "v1", "serviceaccounts").get(namespace, name)
         if cached is not None:
             return cached
         attempts = DEFAULT_LOOKUP_ATTEMPTS if name == DEFAULT_SERVICE_ACCOUNT else 1
@@ -103,7 +99,7 @@ class ServiceAccount(Plugin):
         for attempt in range(attempts):
             if attempt:
                 await asyncio.sleep(interval)
-            account = await lookup.get(self.catalog, "", "v1", "serviceaccounts", namespace, name)
+            account = await self.lookup.lister("", "v1", "serviceaccounts").get(namespace, name, fresh=True)
             if account is not None:
                 return account
         return None

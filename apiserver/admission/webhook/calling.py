@@ -4,9 +4,6 @@ invocation's version, the POST, the checks of the answer, then the answer's audi
 
 from __future__ import annotations
 
-import copy
-from typing import TYPE_CHECKING
-
 from apiserver.admission import warnings
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.webhook import client
@@ -19,12 +16,9 @@ from apiserver.admission.webhook.review import (
     review_version,
     verify_response,
 )
-from apiserver.context import annotate
+from apiserver.admission.webhook.source import WebhookLookup
+from apiserver.request.context import annotate
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
-    from apiserver.registry.store import GenericStore
 
 
 def check_dry_run(invocation: Invocation, attrs: Attributes) -> None:
@@ -38,30 +32,18 @@ def check_dry_run(invocation: Invocation, attrs: Attributes) -> None:
         raise dry_run_unsupported(name)
 
 
-def convert(obj: Object | None, source: GenericStore | None, target: GenericStore | None) -> Object | None:
-    """``obj`` served by ``source`` as ``target`` serves it (through the stored shape)."""
-    if obj is None or source is None or target is None or source is target:
-        return obj
-    stored = source.strategy.conversion.to_storage(copy.deepcopy(obj)) if source.strategy.conversion else obj
-    return target.strategy.conversion.from_storage(stored) if target.strategy.conversion else stored
-
-
-def store_of(catalog: Catalog, invocation: Invocation) -> GenericStore | None:
-    rt = invocation.resource
-    return catalog.store(rt.group, rt.version, rt.resource)
-
-
 def versioned(
-    obj: Object | None, attrs: Attributes, invocation: Invocation, catalog: Catalog
+    obj: Object | None, attrs: Attributes, invocation: Invocation, lookup: WebhookLookup
 ) -> Object | None:
+    """``obj`` in the invocation's version (itself for the request's own version or a
+    subresource)."""
     if invocation.resource == attrs.resource or invocation.subresource:
         return obj
-    source = catalog.store(attrs.resource.group, attrs.resource.version, attrs.resource.resource)
-    return convert(obj, source, store_of(catalog, invocation))
+    return lookup.convert(obj, attrs.resource, invocation.resource)
 
 
 async def call(
-    invocation: Invocation, attrs: Attributes, catalog: Catalog, obj: Object | None, *, mutating: bool
+    invocation: Invocation, attrs: Attributes, lookup: WebhookLookup, obj: Object | None, *, mutating: bool
 ) -> Response:
     """Call the webhook with ``obj`` (already in the invocation's version) as the object.
     Raises ``CallError`` (failure policy applies) or an ``ApiError`` (it does not)."""
@@ -74,10 +56,10 @@ async def call(
             "webhook does not accept known AdmissionReview versions (v1, v1beta1)"
         )
         raise CallError(hook.name, reason)
-    old = versioned(attrs.old_object, attrs, invocation, catalog)
+    old = versioned(attrs.old_object, attrs, invocation, lookup)
     review = admission_review(version, invocation, attrs, obj, old)
     timeout = int(hook.spec.get("timeoutSeconds") or 10)
-    answer = await client.post(hook.spec.get("clientConfig") or {}, review, catalog, timeout, hook.name)
+    answer = await client.post(hook.spec.get("clientConfig") or {}, review, lookup, timeout, hook.name)
     try:
         response = verify_response(answer, review, mutating)
     except InvalidResponse as err:

@@ -22,19 +22,14 @@ import functools
 import json
 import ssl
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from apiserver.admission.webhook.errors import CallError
-from apiserver.storage.errors import KeyNotFoundError
-from apiserver.storage.keys import object_key
+from apiserver.lookup import Lookup
 from minikube_py.api.field_errors import go_quote
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
-
 
 # OpenSSL's verify codes for a chain that does not lead to a trusted root (Go: "certificate
 # signed by unknown authority"): self-signed leaf, self-signed in chain, no local issuer.
@@ -62,7 +57,7 @@ def tls_context(ca_bundle: str) -> ssl.SSLContext:
         raise ValueError(f"unable to load root certificates: {err}") from None
 
 
-async def resolve(config: dict[str, Any], catalog: Catalog, timeout: int) -> Target:
+async def resolve(config: dict[str, Any], lookup: Lookup, timeout: int) -> Target:
     query = f"?timeout={timeout}s"
     if "url" in config:
         url = str(config["url"]) + query
@@ -72,29 +67,25 @@ async def resolve(config: dict[str, Any], catalog: Catalog, timeout: int) -> Tar
     port, path = int(ref.get("port") or 443), ref.get("path") or ""
     host = f"{name}.{namespace}.svc"
     shown = f"https://{host}:{port}{path}{query}"
-    address, target_port = await _service_address(catalog, namespace, name, port)
+    address, target_port = await _service_address(lookup, namespace, name, port)
     return Target(f"https://{address}:{target_port}{path}{query}", shown, host)
 
 
-async def _get(catalog: Catalog, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
-    store = catalog.store("", "v1", resource)
-    if store is None:
+async def _get(lookup: Lookup, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+    if not lookup.serves("", "v1", resource):
         return None
-    try:
-        return await store.storage.get(object_key(resource, name, namespace), resource_version="0")
-    except KeyNotFoundError:
-        return None
+    return await lookup.lister("", "v1", resource).get(namespace, name)
 
 
-async def _service_address(catalog: Catalog, namespace: str, name: str, port: int) -> tuple[str, int]:
-    service = await _get(catalog, "services", namespace, name)
+async def _service_address(lookup: Lookup, namespace: str, name: str, port: int) -> tuple[str, int]:
+    service = await _get(lookup, "services", namespace, name)
     if service is None:
         raise LookupError(f'service "{name}" not found')
     ports = (service.get("spec") or {}).get("ports") or []
     service_port = next((p for p in ports if p.get("port") == port), None)
     if service_port is None:
         raise LookupError(f"service {namespace}/{name} has no port {port}")
-    endpoints = await _get(catalog, "endpoints", namespace, name) or {}
+    endpoints = await _get(lookup, "endpoints", namespace, name) or {}
     for subset in endpoints.get("subsets") or []:
         addresses = subset.get("addresses") or []
         for endpoint_port in subset.get("ports") or []:
@@ -154,11 +145,11 @@ def _server_error(answer: httpx.Response) -> str:
 
 
 async def post(
-    config: dict[str, Any], review: dict[str, Any], catalog: Catalog, timeout: int, webhook: str
+    config: dict[str, Any], review: dict[str, Any], lookup: Lookup, timeout: int, webhook: str
 ) -> dict[str, Any]:
     """POST ``review``; the decoded JSON answer. ``CallError`` for anything that went wrong."""
     try:
-        target = await resolve(config, catalog, timeout)
+        target = await resolve(config, lookup, timeout)
         context = tls_context(str(config.get("caBundle") or ""))
     except (LookupError, ValueError) as err:
         raise CallError(webhook, f"failed to call webhook: {err}") from None

@@ -10,18 +10,13 @@ names that resource and kind, and the object is converted to it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from apiserver.admission.attributes import Attributes
-from apiserver.admission.webhook.source import GROUP, Hook
-from apiserver.storage.errors import KeyNotFoundError
-from apiserver.storage.keys import object_key, resource_prefix
+from apiserver.admission.webhook.source import GROUP, Hook, WebhookLookup
 from minikube_py.api import errors
 from minikube_py.api.labels import Selector, SelectorError, label_selector_as_selector
 from minikube_py.api.scheme import ResourceType
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 EXEMPT_KINDS = frozenset(
     {
@@ -93,24 +88,14 @@ def rule_matches(rule: dict[str, Any], attrs: Attributes, rt: ResourceType) -> b
     return False
 
 
-def equivalents(catalog: Catalog, rt: ResourceType) -> list[ResourceType]:
-    """Other served versions of ``rt``'s objects (same storage), in catalog order."""
-    prefix = resource_prefix(rt.resource)
-    return [
-        store.rt
-        for store in catalog
-        if store.rt != rt and store.prefix("") == prefix and store.rt.namespaced == rt.namespaced
-    ]
-
-
-def match_rules(hook: Hook, attrs: Attributes, catalog: Catalog) -> Invocation | None:
+def match_rules(hook: Hook, attrs: Attributes, lookup: WebhookLookup) -> Invocation | None:
     rules = hook.spec.get("rules") or []
     if any(rule_matches(rule, attrs, attrs.resource) for rule in rules):
         return Invocation(hook, attrs.resource, attrs.subresource)
     if hook.spec.get("matchPolicy", "Equivalent") != "Equivalent":
         return None
     for rule in rules:
-        for other in equivalents(catalog, attrs.resource):
+        for other in lookup.equivalents(attrs.resource):
             if (not attrs.subresource or other.subresource(attrs.subresource)) and rule_matches(
                 rule, attrs, other
             ):
@@ -129,25 +114,21 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
     return ((obj or {}).get("metadata") or {}).get("labels") or {}
 
 
-async def namespace_labels(attrs: Attributes, catalog: Catalog) -> dict[str, str]:
+async def namespace_labels(attrs: Attributes, lookup: WebhookLookup) -> dict[str, str]:
     """The labels of the request's namespace: of the object itself when a namespace is created
     or updated, else of the namespace as stored (404 when it does not exist)."""
     if attrs.is_main("", "namespaces") and attrs.operation in ("CREATE", "UPDATE"):
         return _labels(attrs.object)
-    store = catalog.store("", "v1", "namespaces")
-    assert store is not None
+    namespaces = lookup.lister("", "v1", "namespaces")
     name = attrs.namespace or attrs.name  # a request for a namespace names it
-    key = object_key("namespaces", name)
-    try:
-        return _labels(await store.storage.get(key, resource_version="0"))
-    except KeyNotFoundError:
-        try:  # the cache may lag a namespace created a moment ago
-            return _labels(await store.storage.get(key))
-        except KeyNotFoundError:
-            raise errors.not_found("namespaces", name) from None
+    # the cache may lag a namespace created a moment ago: then ask the store
+    found = await namespaces.get("", name) or await namespaces.get("", name, fresh=True)
+    if found is None:
+        raise errors.not_found("namespaces", name)
+    return _labels(found)
 
 
-async def selectors_match(hook: Hook, attrs: Attributes, catalog: Catalog) -> bool:
+async def selectors_match(hook: Hook, attrs: Attributes, lookup: WebhookLookup) -> bool:
     """Upstream's namespace then object matcher. Cluster-scoped requests (other than for
     namespaces) always pass the namespace selector; either object's labels may match."""
     namespace_selector = _selector(hook, "namespaceSelector")
@@ -155,7 +136,7 @@ async def selectors_match(hook: Hook, attrs: Attributes, catalog: Catalog) -> bo
     if (
         not cluster_scoped
         and not namespace_selector.empty
-        and not namespace_selector.matches(await namespace_labels(attrs, catalog))
+        and not namespace_selector.matches(await namespace_labels(attrs, lookup))
     ):
         return False
     object_selector = _selector(hook, "objectSelector")
@@ -165,10 +146,10 @@ async def selectors_match(hook: Hook, attrs: Attributes, catalog: Catalog) -> bo
     return any(object_selector.matches(_labels(o)) for o in candidates)
 
 
-async def should_call(hook: Hook, attrs: Attributes, catalog: Catalog) -> Invocation | None:
+async def should_call(hook: Hook, attrs: Attributes, lookup: WebhookLookup) -> Invocation | None:
     """The invocation of ``hook`` for ``attrs``, or None when it does not apply. Rules are
     checked first so that a namespace lookup (and its 404) only happens for matching webhooks."""
-    invocation = match_rules(hook, attrs, catalog)
-    if invocation is None or not await selectors_match(hook, attrs, catalog):
+    invocation = match_rules(hook, attrs, lookup)
+    if invocation is None or not await selectors_match(hook, attrs, lookup):
         return None
     return invocation

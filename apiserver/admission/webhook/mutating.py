@@ -20,25 +20,22 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from apiserver.admission.attributes import Attributes
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.webhook.calling import call, convert, store_of, versioned
+from apiserver.admission.webhook.calling import call, versioned
 from apiserver.admission.webhook.errors import CallError, denied, failed_closed
 from apiserver.admission.webhook.matching import Invocation, is_exempt, should_call
 from apiserver.admission.webhook.review import Response
-from apiserver.admission.webhook.source import MUTATING, Hook, webhooks
-from apiserver.context import annotate
+from apiserver.admission.webhook.source import MUTATING, Hook, WebhookLookup, webhooks
 from apiserver.patch.errors import PatchError
 from apiserver.patch.jsonpatch import apply_json_patch
+from apiserver.request.context import annotate
 from minikube_py import jsonutil
 from minikube_py.api import errors
 from minikube_py.api.field_errors import go_quote
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 log = logging.getLogger("apiserver.admission")
 MUTATION = "mutation.webhook.admission.k8s.io/"
@@ -67,14 +64,14 @@ def _annotation(invocation: Invocation, round_: int, index: int, prefix: str, **
 class MutatingAdmissionWebhook(Plugin):
     name = "MutatingAdmissionWebhook"
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, lookup: WebhookLookup) -> None:
         super().__init__()
-        self.catalog = catalog
+        self.lookup = lookup
 
     async def admit(self, attrs: Attributes) -> None:
         if is_exempt(attrs):
             return
-        hooks = await webhooks(self.catalog, MUTATING)
+        hooks = await webhooks(self.lookup, MUTATING)
         state = Reinvocation()
         await self._round(attrs, hooks, 0, state)
         if state.reinvoke:
@@ -82,7 +79,7 @@ class MutatingAdmissionWebhook(Plugin):
 
     async def _round(self, attrs: Attributes, hooks: list[Hook], round_: int, state: Reinvocation) -> None:
         for index, hook in enumerate(hooks):
-            invocation = await should_call(hook, attrs, self.catalog)
+            invocation = await should_call(hook, attrs, self.lookup)
             if invocation is None or (round_ == 1 and hook.uid not in state.reinvoke):
                 continue
             try:
@@ -103,8 +100,8 @@ class MutatingAdmissionWebhook(Plugin):
         """Call one webhook and apply its patch to ``attrs.object``; whether it changed."""
         changed = False
         try:
-            obj = versioned(attrs.object, attrs, invocation, self.catalog)
-            response = await call(invocation, attrs, self.catalog, obj, mutating=True)
+            obj = versioned(attrs.object, attrs, invocation, self.lookup)
+            response = await call(invocation, attrs, self.lookup, obj, mutating=True)
             if not response.allowed:
                 raise denied(invocation.hook.name, response.result)
             patched = self._patched(invocation, obj, response)
@@ -144,19 +141,20 @@ class MutatingAdmissionWebhook(Plugin):
             raise errors.internal(str(err)) from None
         if not isinstance(patched, dict):
             raise errors.internal("the patched object is not a JSON object")
-        store = store_of(self.catalog, invocation)
         rt = invocation.resource
-        if store is not None and invocation.kind == (rt.group, rt.version, rt.kind):  # not e.g. a Scale
-            store.strategy.default(patched)
+        if invocation.kind == (rt.group, rt.version, rt.kind):  # not e.g. a Scale
+            self.lookup.default(rt, patched)
         return patched
 
     def _replace(self, attrs: Attributes, invocation: Invocation, patched: Object) -> None:
         """Put ``patched`` (in the invocation's version) in place of ``attrs.object``, in place:
         the store keeps working on the object it handed to admission."""
         assert attrs.object is not None
-        source = store_of(self.catalog, invocation)
-        target = self.catalog.store(attrs.resource.group, attrs.resource.version, attrs.resource.resource)
-        back = patched if invocation.subresource else convert(patched, source, target)
+        back = (
+            patched
+            if invocation.subresource
+            else self.lookup.convert(patched, invocation.resource, attrs.resource)
+        )
         assert back is not None
         attrs.object.clear()
         attrs.object.update(back)

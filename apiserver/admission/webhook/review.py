@@ -11,12 +11,15 @@ from typing import Any
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.webhook.matching import Invocation, request_kind
-from apiserver.authn.user import UserInfo
-from apiserver.registry.deletion import DeleteOptions
+from apiserver.request.user import UserInfo
 from minikube_py.api.scheme import ResourceType
 
 VERSIONS = ("v1", "v1beta1")
-OPTIONS_KINDS = {Operation.CREATE: "CreateOptions", Operation.UPDATE: "UpdateOptions"}
+OPTIONS_KINDS = {
+    Operation.CREATE: "CreateOptions",
+    Operation.UPDATE: "UpdateOptions",
+    Operation.DELETE: "DeleteOptions",
+}
 
 
 class InvalidResponse(ValueError):
@@ -55,24 +58,12 @@ def operation_options(attrs: Attributes) -> dict[str, Any] | None:
     """The options of the operation as ``meta.k8s.io/v1`` JSON (``CreateOptions``,
     ``UpdateOptions``, ``DeleteOptions``), or the CONNECT options object."""
     options = attrs.options
-    if isinstance(options, dict):
+    if isinstance(options, dict):  # the store passes DeleteOptions as JSON, CONNECT its options
         return options
-    if attrs.operation == Operation.DELETE:
-        out: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
-        if isinstance(options, DeleteOptions):
-            if options.grace_period_seconds is not None:
-                out["gracePeriodSeconds"] = options.grace_period_seconds
-            if options.propagation_policy:
-                out["propagationPolicy"] = options.propagation_policy
-            if options.orphan_dependents is not None:
-                out["orphanDependents"] = options.orphan_dependents
-        if attrs.dry_run:
-            out["dryRun"] = ["All"]
-        return out
     kind = OPTIONS_KINDS.get(attrs.operation)
     if kind is None:
         return None
-    out = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
+    out: dict[str, Any] = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
     if attrs.dry_run:
         out["dryRun"] = ["All"]
     return out

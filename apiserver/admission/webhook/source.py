@@ -5,17 +5,18 @@ configuration's webhooks in order)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from apiserver.storage.cacher import Cacher
-from apiserver.storage.interface import ListOptions
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
+from apiserver.lookup import Lookup, ObjectInterfaces
 
 GROUP = "admissionregistration.k8s.io"
 MUTATING = "mutatingwebhookconfigurations"
 VALIDATING = "validatingwebhookconfigurations"
+
+
+class WebhookLookup(Lookup, ObjectInterfaces, Protocol):
+    """What the webhook plugins read: services and endpoints (where to call), namespaces
+    (selectors), their configurations, and the served versions of a kind (conversion)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +41,11 @@ class Hook:
         return self.spec.get("failurePolicy") == "Ignore"
 
 
-async def webhooks(catalog: Catalog, resource: str) -> list[Hook]:
+async def webhooks(lookup: Lookup, resource: str) -> list[Hook]:
     """The webhooks of ``resource`` (``MUTATING`` or ``VALIDATING``) configurations."""
-    store = catalog.store(GROUP, "v1", resource)
-    if store is None:
+    if not lookup.serves(GROUP, "v1", resource):
         return []
-    if isinstance(store.storage, Cacher):
-        configurations = store.storage.objects()
-    else:
-        configurations = (await store.list("", ListOptions(resource_version="0"))).items
+    configurations = await lookup.lister(GROUP, "v1", resource).list()
     ordered = sorted(configurations, key=lambda c: c["metadata"]["name"])
     return [
         Hook(config["metadata"]["name"], index, spec)

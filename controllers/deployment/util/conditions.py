@@ -11,7 +11,7 @@ from typing import Any
 from controllers.deployment.util.deployments import progress_deadline
 from controllers.deployment.util.replicasets import replicas
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 AVAILABLE = "Available"
 PROGRESSING = "Progressing"

@@ -11,7 +11,7 @@ from controllers.deployment.util.replicasets import (
     replica_count,
     replicas,
 )
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 REVISION_HISTORY_ANNOTATION = "deployment.kubernetes.io/revision-history"
 DESIRED_REPLICAS_ANNOTATION = "deployment.kubernetes.io/desired-replicas"

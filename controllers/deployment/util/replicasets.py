@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
 

@@ -5,7 +5,8 @@ on their nodes, so it cannot take the room that was freed for them."""
 
 from __future__ import annotations
 
-from scheduler.framework.types import Object, PodInfo, pod_key
+from minikube_py.api.unstructured import Object
+from scheduler.framework.types import PodInfo, pod_key
 
 
 def pod_priority(pod: Object) -> int:

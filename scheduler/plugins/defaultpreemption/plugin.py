@@ -31,6 +31,7 @@ from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import now_rfc3339, parse_rfc3339
+from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH
 from minikube_py.client.resourcetypes import PODS
 from scheduler.framework.config import ConfigError
@@ -38,7 +39,7 @@ from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.feasible import fit_error_message
 from scheduler.framework.interface import Handle, PostFilterResult
 from scheduler.framework.status import SUCCESS, Code, Status
-from scheduler.framework.types import ClusterEvent, NodeInfo, Object, PodInfo
+from scheduler.framework.types import ClusterEvent, NodeInfo, PodInfo
 from scheduler.plugins.defaultpreemption.nominator import Nominator, nominated_node_name, pod_priority
 
 log = logging.getLogger("scheduler")

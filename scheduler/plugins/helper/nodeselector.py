@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler.framework.types import Object
+from minikube_py.api.unstructured import Object
 
 _LABEL_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from scheduler.framework.types import NodeInfo, Object, PodInfo
+from minikube_py.api.unstructured import Object
+from scheduler.framework.types import NodeInfo, PodInfo
 from scheduler.plugins.helper.nodeselector import node_labels
 from scheduler.plugins.interpodaffinity.terms import (
     AffinityTerm,

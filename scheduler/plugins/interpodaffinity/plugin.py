@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from minikube_py.api.labels import SelectorError
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, NodeScore, Object, PodInfo
+from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, NodeScore, PodInfo
 from scheduler.plugins.events import ASSIGNED_POD_CHANGE, NODE
 from scheduler.plugins.interpodaffinity import filtering, scoring
 from scheduler.plugins.interpodaffinity.terms import NamespaceLabels, parse_pod

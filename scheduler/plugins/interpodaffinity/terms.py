@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from minikube_py.api.labels import Selector, SelectorError, label_selector_as_selector
-from scheduler.framework.types import Object, PodInfo
+from minikube_py.api.unstructured import Object
+from scheduler.framework.types import PodInfo
 
 NamespaceLabels = Callable[[str], Mapping[str, str]]  # namespace -> its labels
 _CACHE_ATTR = "_inter_pod_affinity_terms"

@@ -8,10 +8,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo, Object
+from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo
 from scheduler.plugins.noderesources.allocation import make_node_scorer, parse_resources, pod_request_list
 
 _PRE_SCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"

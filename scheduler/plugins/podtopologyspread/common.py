@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minikube_py.api.labels import Operator, Requirement, Selector, label_selector_as_selector
-from scheduler.framework.types import Object, PodInfo
+from minikube_py.api.unstructured import Object
+from scheduler.framework.types import PodInfo
 from scheduler.plugins.helper.nodeselector import RequiredNodeAffinity
 from scheduler.plugins.helper.taints import (
     DO_NOT_SCHEDULE_EFFECTS,

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scheduler.framework.types import NodeInfo, Object
+from minikube_py.api.unstructured import Object
+from scheduler.framework.types import NodeInfo
 from scheduler.plugins.helper.nodeselector import RequiredNodeAffinity, node_labels
 from scheduler.plugins.helper.taints import Toleration
 from scheduler.plugins.podtopologyspread.common import Constraint, count_matching, node_has_all_keys

@@ -7,7 +7,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scheduler.framework.types import MAX_NODE_SCORE, NodeInfo, NodeScore, Object
+from minikube_py.api.unstructured import Object
+from scheduler.framework.types import MAX_NODE_SCORE, NodeInfo, NodeScore
 from scheduler.plugins.helper.nodeselector import RequiredNodeAffinity, node_labels
 from scheduler.plugins.helper.normalize import go_div, go_round
 from scheduler.plugins.helper.taints import Toleration

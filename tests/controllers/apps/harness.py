@@ -6,8 +6,8 @@ import copy
 from typing import Any
 
 from minikube_py.api.scheme import ResourceType
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
-from minikube_py.client.interfaces import Object
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, REPLICASETS
 from minikube_py.clock import FakeClock
 from minikube_py.events import FakeRecorder

@@ -10,7 +10,7 @@ from typing import Any
 from controllers.deployment import DeploymentController
 from controllers.podcontrol.hash import SAFE_ALPHABET, compute_hash
 from minikube_py.api.errors import ApiError
-from minikube_py.client.interfaces import Object
+from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, REPLICASETS
 from tests.controllers.apps.harness import NS, Harness, deployment, owner_ref, pod, replica_set
 

@@ -11,8 +11,8 @@ import pytest
 from minikube_py.clock import FakeClock
 from minikube_py.events import FakeRecorder
 from nodeagent.eviction.manager import EvictionManager
-from nodeagent.eviction.pods import EvictedPods, evicted_status
 from nodeagent.eviction.thresholds import parse_thresholds
+from nodeagent.pod.evicted import EvictedPods, evicted_status
 from nodeagent.runtime.fake import FakeRuntime
 from nodeagent.stats.host import SimulatedHost
 from nodeagent.stats.summary import SummaryProvider

@@ -6,9 +6,10 @@ import asyncio
 
 import pytest
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import FakeClock
 from scheduler.backend.cache import Cache, Snapshot
-from scheduler.framework.types import NodeInfo, Object
+from scheduler.framework.types import NodeInfo
 from tests.scheduler.builders import make_node, make_pod, node_info
 
 TERM = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}

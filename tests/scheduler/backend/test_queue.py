@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import FakeClock
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.framework.status import Code, Status
-from scheduler.framework.types import ActionType, ClusterEvent, Object, PodInfo, QueuedPodInfo
+from scheduler.framework.types import ActionType, ClusterEvent, PodInfo, QueuedPodInfo
 from tests.scheduler.builders import make_pod
 
 NODE_ADD = ClusterEvent("Node", ActionType.ADD, "NodeAdd")

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import FakeClock
 from scheduler.framework.config import PluginSet, Profile
 from scheduler.framework.interface import Handle
 from scheduler.framework.registry import Registry
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import SUCCESS, Status
-from scheduler.framework.types import NodeInfo, Object
+from scheduler.framework.types import NodeInfo
 
 
 class Snapshot:

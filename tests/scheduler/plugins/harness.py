@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.status import Status
-from scheduler.framework.types import NodeInfo, NodeScore, Object
+from scheduler.framework.types import NodeInfo, NodeScore
 
 
 def run_filter(plugin: Any, pod: Object, node: NodeInfo, nodes: list[NodeInfo] | None = None) -> Status:

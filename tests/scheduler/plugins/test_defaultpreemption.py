@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client.resourcetypes import NODES, PODS
 from minikube_py.clock import FakeClock
@@ -23,7 +24,7 @@ from scheduler.framework.interface import PostFilterResult
 from scheduler.framework.registry import Registry
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Code, Status
-from scheduler.framework.types import NodeInfo, Object
+from scheduler.framework.types import NodeInfo
 from scheduler.plugins.defaultpreemption import DefaultPreemption, Nominator
 from scheduler.plugins.defaultpreemption.plugin import Candidate, select_candidate
 from scheduler.plugins.registry import in_tree_registry

@@ -12,18 +12,13 @@ enforces ``restricted`` (upstream fails closed). Updates (of the pod or of its
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from apiserver.admission import warnings
 from apiserver.admission.attributes import Attributes, Operation, forbidden
 from apiserver.admission.interfaces import Plugin
-from apiserver.admission.plugins import lookup
 from apiserver.admission.plugins.podsecurity.checks import evaluate, forbidden_detail
-from apiserver.context import annotate
+from apiserver.lookup import Lookup
+from apiserver.request.context import annotate
 from minikube_py.api.unstructured import Object
-
-if TYPE_CHECKING:
-    from apiserver.registry.catalog import Catalog
 
 NAME = "PodSecurity"
 LABEL_PREFIX = "pod-security.kubernetes.io/"
@@ -51,9 +46,9 @@ class PodSecurity(Plugin):
     name = NAME
     operations = frozenset({Operation.CREATE, Operation.UPDATE})
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, lookup: Lookup) -> None:
         super().__init__()
-        self.catalog = catalog
+        self.lookup = lookup
 
     async def validate(self, attrs: Attributes) -> None:
         pod = attrs.object
@@ -66,7 +61,7 @@ class PodSecurity(Plugin):
             return
         if attrs.operation == Operation.UPDATE and not significant_update(pod, attrs.old_object or {}):
             return
-        namespace = await lookup.get(self.catalog, "", "v1", "namespaces", "", attrs.namespace)
+        namespace = await self.lookup.lister("", "v1", "namespaces").get("", attrs.namespace, fresh=True)
         labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
         results: dict[str, str] = {}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from apiserver.endpoints.queryparams import to_bool
+from apiserver.request.queryparams import to_bool
 
 NAMESPACE_SUBRESOURCES = {"status", "finalize"}
 _METHOD_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from apiserver.authz.reconcile import ensure_bootstrap_policy
+from apiserver.bootstrap.rbac import ensure_bootstrap_policy
 from apiserver.registry.catalog import Catalog
 from minikube_py.api import errors
 

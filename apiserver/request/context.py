@@ -2,11 +2,15 @@
 
 Upstream threads a ``context.Context`` through every call; here each request runs in its own
 task, so context variables carry the same facts to any depth (the registry's escalation
-check, admission plugins) without passing them through every signature. The filters set
-them (and mirror them in the ASGI scope under the same names for ASGI code):
+check, admission plugins) without passing them through every signature. They are the one
+carrier: filters and endpoints read them too, never the ASGI scope (which the registry and
+admission never see, so the scope could not be the one carrier without threading it through
+every store call). The request info filter sets both for each request and resets them when
+it ends:
 
-- ``request_info``: ``RequestInfo`` (the request info filter);
-- ``user``: the authenticated (or impersonated) ``UserInfo`` (authentication, impersonation);
+- ``current_request_info``: ``RequestInfo`` (the request info filter);
+- ``current_user``: the authenticated (or impersonated) ``UserInfo`` (anonymous until
+  authentication; then authentication, impersonation);
 - ``audit_annotations``: a dict every stage may add ``key -> value`` to (the audit filter
   creates it; authorization records its decision, admission its patches);
 - ``audit_records_request``: whether the request is audited at Request level or above.
@@ -16,8 +20,8 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-from apiserver.authn.user import ANONYMOUS_USER, UserInfo
-from apiserver.endpoints.requestinfo import RequestInfo
+from apiserver.request.info import RequestInfo
+from apiserver.request.user import ANONYMOUS_USER, UserInfo
 
 current_user: ContextVar[UserInfo] = ContextVar("user", default=ANONYMOUS_USER)
 current_request_info: ContextVar[RequestInfo | None] = ContextVar("request_info", default=None)
