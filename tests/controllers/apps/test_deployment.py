@@ -8,10 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from controllers.deployment import DeploymentController
+from controllers.deployment.context import SyncContext
+from controllers.deployment.progress import requeue_stuck_deployment
 from controllers.podcontrol.hash import SAFE_ALPHABET, compute_hash
+from controllers.podcontrol.timeutil import format_time
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, REPLICASETS
+from minikube_py.workqueue import RateLimitingQueue
 from tests.controllers.apps.harness import NS, Harness, deployment, owner_ref, pod, replica_set
 
 KEY = f"{NS}/web"
@@ -364,3 +368,18 @@ async def test_steady_state_sync_writes_nothing() -> None:
     await dc.sync(KEY)
     writes = [a for a in h.fake.actions if a.verb in ("create", "update", "patch", "delete")]
     assert writes == []
+
+
+async def test_a_sync_helper_runs_on_a_hand_built_context_without_a_controller() -> None:
+    """The helpers need only their ``SyncContext``: one stuck rollout is requeued for when its
+    progress deadline passes (20 s of 60 gone, plus a second), with nothing but a clock and a
+    queue behind it."""
+    h = Harness()
+    queue: RateLimitingQueue[str] = RateLimitingQueue(clock=h.clock)
+    ctx = SyncContext(h.fake, h.recorder, h.clock, queue, h.factory.informer(REPLICASETS).indexer)
+    d = deployment(progressDeadlineSeconds=60)
+    since = format_time(h.clock.now() - 20)
+    progressing = {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated"}
+    d["status"] = {"conditions": [{**progressing, "lastUpdateTime": since}]}
+    assert requeue_stuck_deployment(ctx, d, {"replicas": 1, "updatedReplicas": 0}) == 41.0
+    assert (len(queue), queue.waiting()) == (0, 1)  # added after 41 s, not now
