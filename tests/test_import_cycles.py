@@ -20,27 +20,6 @@ import pytest
 
 PACKAGES = ("minikube_py", "apiserver", "controllers", "scheduler", "nodeagent")
 
-# Circles being removed on another branch of issue 14, listed by the modules they join. The
-# test holds these (and only these) as they are; once the branch that removes them is merged,
-# the test fails until the entry is deleted, so this list can only shrink. Empty it at merge.
-PENDING_ON_OTHER_BRANCHES: dict[str, list[frozenset[str]]] = {
-    "controllers": [
-        frozenset(
-            {
-                "controllers.deployment.controller",
-                "controllers.deployment.progress",
-                "controllers.deployment.recreate",
-                "controllers.deployment.rolling",
-                "controllers.deployment.scaling",
-                "controllers.deployment.status",
-                "controllers.deployment.sync",
-                "controllers.deployment.writes",
-            }
-        ),
-        frozenset({"controllers.replicaset.controller", "controllers.replicaset.replicas"}),
-    ],
-}
-
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     """The components of more than one module (Tarjan's algorithm, iterative)."""
@@ -124,14 +103,7 @@ def house() -> grimp.ImportGraph:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycle_inside(package: str, house: grimp.ImportGraph) -> None:
     found = cycles(package, house)
-    pending = PENDING_ON_OTHER_BRANCHES.get(package, [])
-    new = [(c, loop) for c, loop in found.items() if c not in pending]
-    assert not new, f"import cycles inside {package} (type-only imports count):\n" + describe(new)
-    gone = [c for c in pending if c not in found]
-    assert not gone, (
-        f"pending cycles of {package} no longer exist: delete them from PENDING_ON_OTHER_BRANCHES: "
-        + ("; ".join(", ".join(sorted(c)) for c in gone))
-    )
+    assert not found, f"import cycles inside {package} (type-only imports count):\n" + describe(found.items())
 
 
 def test_type_only_imports_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
