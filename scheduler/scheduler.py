@@ -36,7 +36,6 @@ from minikube_py.clock import Clock, RealClock
 from minikube_py.metrics import REGISTRY
 from scheduler.backend.cache import Cache, Snapshot
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.framework.config import Profile
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.feasible import (
     SchedulingError,
@@ -44,6 +43,7 @@ from scheduler.framework.feasible import (
     select_host,
 )
 from scheduler.framework.interface import EventRecorder
+from scheduler.framework.profile import Profile
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object, QueuedPodInfo, pod_key
@@ -127,7 +127,7 @@ class Scheduler:
         # pods preemption made room for: counted on their node for pods of lower or equal priority
         self.nominator = Nominator()
         for fw in self.frameworks.values():
-            fw.handle.extras["nominator"] = self.nominator
+            fw.handle.nominator = self.nominator
         self.explanations: OrderedDict[str, Explanation] = OrderedDict()
         self.rng = random.Random()
         self._binding: set[asyncio.Task[None]] = set()
@@ -136,7 +136,7 @@ class Scheduler:
         # namespaceSelector terms of pod (anti-)affinity match namespace labels
         self.namespaces = factory.informer(NAMESPACES)
         for fw in self.frameworks.values():
-            fw.handle.extras["namespace_labels"] = self._namespace_labels
+            fw.handle.namespace_labels = self._namespace_labels
         self.pods.add_event_handler(
             EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)
         )

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scheduler.framework.cyclestate import CycleState
-from scheduler.framework.runtime import Framework, filter_failure
-from scheduler.framework.status import Code, Status
+from scheduler.framework.runtime import Framework
+from scheduler.framework.status import Code, Status, filter_failure
 from scheduler.framework.types import NodeInfo, Object, PodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import EnqueueExtensions, FilterPlugin
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, Object
@@ -17,7 +18,7 @@ ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
-class NodeUnschedulable:
+class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     """Events: a node added, or its taints/unschedulable flag changed (uncordon)."""
 
     name = "NodeUnschedulable"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler.framework.extensionpoints import EnqueueExtensions, QueueSortPlugin
 from scheduler.framework.interface import Handle
 from scheduler.framework.types import ClusterEvent, Object, QueuedPodInfo
 
@@ -13,7 +14,7 @@ def pod_priority(pod: Object) -> int:
     return int((pod.get("spec") or {}).get("priority") or 0)
 
 
-class PrioritySort:
+class PrioritySort(QueueSortPlugin, EnqueueExtensions):
     """Orders the active queue. Registers no events: it rejects nothing."""
 
     name = "PrioritySort"

@@ -46,7 +46,7 @@ class Setup:
         self.nodes = infos
         handle = make_handle(infos, self.fake)
         if nominator is not None:
-            handle.extras["nominator"] = nominator
+            handle.nominator = nominator
         self.recorder = handle.recorder
         assert isinstance(self.recorder, FakeRecorder)
         self.fw = Framework(default_profile(), Registry(in_tree_registry()), handle)
