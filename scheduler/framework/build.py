@@ -58,6 +58,9 @@ def build_plugins(profile: Profile, registry: Mapping[str, PluginFactory], handl
     _instantiate(built, sets, profile, registry, handle)
     for point in POINTS:
         built.points[point] = _point_plugins(built.plugins, point, sets)
+    for plugin_name, plugin in built.plugins.items():
+        if plugin_name not in registry:
+            _check_out_of_tree(plugin_name, plugin)
     if sets:
         _check_required(built.points, name)
     _weigh_scores(built, sets)
@@ -94,8 +97,6 @@ def _instantiate(
                 raise ConfigError(
                     f'profile "{profile.scheduler_name}": initializing plugin "{name}": {err}'
                 ) from err
-            if name not in registry:
-                _check_out_of_tree(name, built.plugins[name])
 
 
 def _check_out_of_tree(name: str, plugin: object) -> None:
