@@ -60,10 +60,10 @@ async def run(args: argparse.Namespace) -> None:
         fake, SharedInformerFactory(fake, clock=clock), [default_profile()], None, FakeRecorder(), clock
     )
     for i in range(args.nodes):
-        scheduler._node_added(make_node(f"node-{i}", "8", "32Gi", 110))
+        scheduler.handlers.node_added(make_node(f"node-{i}", "8", "32Gi", 110))
     fw = scheduler.frameworks["default-scheduler"]
     for i in range(args.pods):
-        scheduler._pod_added(make_pod(f"p-{i}", f"uid-{i}", "100m", "100Mi"))
+        scheduler.handlers.pod_added(make_pod(f"p-{i}", f"uid-{i}", "100m", "100Mi"))
     placed = 0
     start = time.process_time()
     while placed < args.pods:

@@ -11,8 +11,8 @@ waits in the queue until a cluster event could make it fit. A bound pod gets ``S
 Beyond upstream: the last cycle's verdict of every node and every score is kept per pod
 (``explain``) and served at ``/debug/pods/{namespace}/{name}``.
 
-The informers feed two places: unscheduled pods of this scheduler's profiles go to the
-queue; assigned pods and nodes go to the cache, and their changes move waiting pods back.
+The informers feed the queue and the cache through ``eventhandlers``; ``explanation`` keeps
+each pod's last cycle.
 """
 
 from __future__ import annotations
@@ -21,16 +21,14 @@ import asyncio
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import now_rfc3339
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
-from minikube_py.cache.informer import EventHandlerFuncs, wait_for_cache_sync
-from minikube_py.cache.store import DeletedFinalStateUnknown
+from minikube_py.cache.informer import wait_for_cache_sync
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import NAMESPACES, NODES, PODS
 from minikube_py.clock import Clock, RealClock
@@ -38,56 +36,25 @@ from minikube_py.events import Recorder
 from minikube_py.metrics import REGISTRY
 from scheduler.backend.cache import Cache, Snapshot
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.framework.config import Profile
+from scheduler.eventhandlers import ClusterEventHandlers
+from scheduler.explanation import Explanation
 from scheduler.framework.cyclestate import CycleState
 from scheduler.framework.feasible import (
     SchedulingError,
     find_nodes_that_fit_pod,
     select_host,
 )
+from scheduler.framework.profile import Profile
 from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
-from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, QueuedPodInfo, pod_key
+from scheduler.framework.types import ClusterEvent, QueuedPodInfo
 from scheduler.plugins.defaultpreemption.nominator import Nominator
+
+__all__ = ["EXPLANATIONS_KEPT", "NO_NODES_AVAILABLE", "Explanation", "Scheduler"]
 
 log = logging.getLogger("scheduler")
 EXPLANATIONS_KEPT = 10_000
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"  # upstream's ErrNoNodesAvailable
-NODE_ADD = ClusterEvent("Node", ActionType.ADD, "NodeAdd")
-ASSIGNED_POD_DELETE = ClusterEvent("Pod", ActionType.DELETE, "AssignedPodDelete")
-ASSIGNED_POD_ADD = ClusterEvent("Pod", ActionType.ADD, "AssignedPodAdd")
-
-
-@dataclass
-class Explanation:
-    """The last scheduling cycle of one pod: each node's Filter verdict, each feasible node's
-    scores by plugin, the chosen node or the failure message. Kept as computed (formatting
-    them for every pod would cost more than scoring); ``as_dict`` renders them on request."""
-
-    cycle: int
-    statuses: Mapping[str, Status] = field(default_factory=dict)
-    feasible: Sequence[NodeInfo] = ()
-    scored: list[str] = field(default_factory=list)  # the scored nodes' names
-    scores: Mapping[str, list[int]] = field(default_factory=dict)  # plugin -> score per scored node
-    selected: str = ""
-    message: str = ""
-    nominated: str = ""  # the node preemption made room on
-
-    def as_dict(self) -> dict[str, Any]:
-        verdicts = {name: _verdict(status) for name, status in self.statuses.items()}
-        verdicts.update({node.name: {"code": "Success"} for node in self.feasible})
-        by_node: dict[str, dict[str, int]] = {name: {} for name in self.scored}
-        for plugin, column in self.scores.items():
-            for name, value in zip(self.scored, column, strict=True):
-                by_node[name][plugin] = value
-        return {
-            "cycle": self.cycle,
-            "selectedNode": self.selected,
-            "message": self.message,
-            "nominatedNode": self.nominated,
-            "filter": verdicts,
-            "scores": by_node,
-        }
 
 
 class Scheduler:
@@ -128,7 +95,7 @@ class Scheduler:
         # pods preemption made room for: counted on their node for pods of lower or equal priority
         self.nominator = Nominator()
         for fw in self.frameworks.values():
-            fw.handle.extras["nominator"] = self.nominator
+            fw.handle.nominator = self.nominator
         self.explanations: OrderedDict[str, Explanation] = OrderedDict()
         self.rng = random.Random()
         self._binding: set[asyncio.Task[None]] = set()
@@ -137,13 +104,11 @@ class Scheduler:
         # namespaceSelector terms of pod (anti-)affinity match namespace labels
         self.namespaces = factory.informer(NAMESPACES)
         for fw in self.frameworks.values():
-            fw.handle.extras["namespace_labels"] = self._namespace_labels
-        self.pods.add_event_handler(
-            EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)
+            fw.handle.namespace_labels = self._namespace_labels
+        self.handlers = ClusterEventHandlers(
+            self.cache, self.queue, self.nominator, self._responsible, self._forget
         )
-        self.nodes.add_event_handler(
-            EventHandlerFuncs(add=self._node_added, update=self._node_updated, delete=self._node_deleted)
-        )
+        self.handlers.register(self.pods, self.nodes)
         self._attempts = REGISTRY.counter(
             "scheduler_schedule_attempts_total",
             "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not "
@@ -157,61 +122,11 @@ class Scheduler:
         labels: Mapping[str, str] = ((found or {}).get("metadata") or {}).get("labels") or {}
         return labels
 
-    # -- informer handlers: keys and moves only --------------------------------------------
-
     def _responsible(self, pod: Object) -> bool:
         return ((pod.get("spec") or {}).get("schedulerName") or "default-scheduler") in self.frameworks
 
-    def _pod_added(self, pod: Object) -> None:
-        if (pod.get("spec") or {}).get("nodeName"):
-            self.cache.add_pod(pod)
-            self.queue.assigned_pod_added(pod)
-        elif self._responsible(pod) and not pod["metadata"].get("deletionTimestamp"):
-            self.queue.add(pod)
-            self.nominator.add_pod(pod)
-
-    def _pod_updated(self, old: Object, new: Object) -> None:
-        old_node, new_node = (old.get("spec") or {}).get("nodeName"), (new.get("spec") or {}).get("nodeName")
-        if new_node:
-            if old_node:
-                self.cache.update_pod(old, new)
-                self.queue.assigned_pod_updated(old, new)
-            else:
-                self.queue.delete(old)
-                self.nominator.delete_pod(old)
-                self.cache.add_pod(new)
-                self.queue.assigned_pod_added(new)
-        elif self._responsible(new):
-            if new["metadata"].get("deletionTimestamp"):
-                self.queue.delete(new)
-                self.nominator.delete_pod(new)
-            else:
-                self.queue.update(old, new)
-                self.nominator.update_pod(old, new)
-
-    def _pod_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
-        if (pod.get("spec") or {}).get("nodeName"):
-            self.cache.remove_pod(pod)
-            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
-        else:
-            self.queue.delete(pod)
-            self.nominator.delete_pod(pod)
-        self.explanations.pop(pod_key(pod), None)
-
-    def _node_added(self, node: Object) -> None:
-        self.cache.add_node(node)
-        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
-
-    def _node_updated(self, old: Object, new: Object) -> None:
-        self.cache.update_node(old, new)
-        action = node_update_action(old, new)
-        if action:
-            self.queue.move_all_to_active_or_backoff(ClusterEvent("Node", action, "NodeUpdate"), old, new)
-
-    def _node_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        node = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
-        self.cache.remove_node(node)
+    def _forget(self, key: str) -> None:
+        self.explanations.pop(key, None)
 
     def _pre_enqueue(self, pod: Object) -> Status:
         fw = self.frameworks.get((pod.get("spec") or {}).get("schedulerName") or "default-scheduler")
@@ -425,36 +340,6 @@ class Scheduler:
         return found.as_dict() if found is not None else None
 
 
-def _verdict(status: Status) -> dict[str, Any]:
-    return {
-        "code": status.code.name.title().replace("_", ""),
-        "plugin": status.plugin,
-        "reasons": list(status.reasons),
-    }
-
-
 def _already_bound(status: Status) -> bool:
     error = status.error
     return isinstance(error, ApiError) and error.code == 409
-
-
-def node_update_action(old: Object, new: Object) -> ActionType:
-    """Which kinds of node change happened (upstream ``nodeSchedulingPropertiesChange``)."""
-    action = ActionType(0)
-    old_status, new_status = old.get("status") or {}, new.get("status") or {}
-    if old_status.get("allocatable") != new_status.get("allocatable"):
-        action |= ActionType.UPDATE_NODE_ALLOCATABLE
-    if (old.get("metadata") or {}).get("labels") != (new.get("metadata") or {}).get("labels"):
-        action |= ActionType.UPDATE_NODE_LABEL
-    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
-    if old_spec.get("taints") != new_spec.get("taints") or old_spec.get("unschedulable") != new_spec.get(
-        "unschedulable"
-    ):
-        action |= ActionType.UPDATE_NODE_TAINT
-    if _ready(old_status) != _ready(new_status):
-        action |= ActionType.UPDATE_NODE_CONDITION
-    return action
-
-
-def _ready(status: Object) -> Any:
-    return [(c.get("type"), c.get("status")) for c in status.get("conditions") or []]

@@ -1,11 +1,11 @@
-"""Scheduler profiles and the ``KubeSchedulerConfiguration`` v1 file that defines them (upstream
-``apis/config/v1``: defaults, plugin-set merging, validation).
+"""The ``KubeSchedulerConfiguration`` v1 file (upstream ``apis/config/v1``: decoding, defaults,
+validation) and its profiles (``profile``: the types, upstream's default plugins, merging).
 
-A profile names its plugins per extension point. Upstream's default profile enables every
-default plugin through ``multiPoint``: the framework adds each one to every point it
-implements. A configured profile is merged into the default one point by point: ``disabled``
-removes default plugins (``"*"``: all of them at that point), an ``enabled`` plugin that is
-already a default replaces it in place (new weight), others are appended.
+A plugin name is an in-tree plugin, or an out-of-tree one (``outoftree``): ``module:Factory``,
+``path/to/plugin.py:Factory`` (relative to this file) or an installed entry point's name.
+Given a registry (``known_plugins``), loading also builds every profile offline, so a plugin
+enabled at a point it does not implement, bad args or a factory that returns no plugin are
+refused here, before the scheduler connects.
 
 ```yaml
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -25,31 +25,50 @@ profiles:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from scheduler.framework import outoftree
+from scheduler.framework.build import check_profile
+from scheduler.framework.interface import PluginFactory
+from scheduler.framework.profile import (
+    DEFAULT_SCHEDULER_NAME,
+    EXTENSION_POINTS,
+    MULTI_POINT,
+    ConfigError,
+    PluginSet,
+    Profile,
+    SchedulerConfiguration,
+    default_plugins,
+    default_profile,
+    merge_plugin_set,
+    merge_plugins,
+)
+
+__all__ = [
+    "API_VERSION",
+    "DEFAULT_SCHEDULER_NAME",
+    "EXTENSION_POINTS",
+    "KIND",
+    "MULTI_POINT",
+    "ConfigError",
+    "PluginSet",
+    "Profile",
+    "SchedulerConfiguration",
+    "default_plugins",
+    "default_profile",
+    "load_config",
+    "load_configuration",
+    "merge_plugin_set",
+    "merge_plugins",
+    "parse_config",
+]
+
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
-MULTI_POINT = "multiPoint"
-EXTENSION_POINTS = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
 # fields of the file that are accepted but mean nothing here (one process, no extenders)
 _IGNORED_FIELDS = {
     "parallelism",
@@ -63,104 +82,13 @@ _IGNORED_FIELDS = {
 }
 
 
-class ConfigError(ValueError):
-    """The scheduler configuration cannot be used. One line, naming the file and the field."""
-
-
-@dataclass
-class PluginSet:
-    """One extension point's (or ``multiPoint``'s) plugins: ``enabled`` as (name, weight), the
-    weight 0 meaning unset (a Score plugin then weighs 1); ``disabled`` names, ``"*"`` all."""
-
-    enabled: list[tuple[str, int]] = field(default_factory=list)
-    disabled: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Profile:
-    """``plugins`` maps ``multiPoint`` and the extension points (``filter``, ``score``...) to
-    their plugin sets; ``plugin_config`` maps a plugin name to its args."""
-
-    scheduler_name: str = DEFAULT_SCHEDULER_NAME
-    plugins: dict[str, PluginSet] = field(default_factory=dict)
-    plugin_config: dict[str, dict[str, Any]] = field(default_factory=dict)
-    percentage_of_nodes_to_score: int | None = None
-
-
-@dataclass
-class SchedulerConfiguration:
-    profiles: list[Profile]
-    percentage_of_nodes_to_score: int | None = None
-    pod_initial_backoff_seconds: int = 1
-    pod_max_backoff_seconds: int = 10
-
-
-def default_plugins() -> dict[str, PluginSet]:
-    """Upstream v1 ``getDefaultPlugins`` minus the volume plugins not built here (VolumeRestrictions,
-    the *Limits plugins, VolumeZone)."""
-    return {
-        MULTI_POINT: PluginSet(
-            enabled=[
-                ("SchedulingGates", 0),
-                ("PrioritySort", 0),
-                ("NodeUnschedulable", 0),
-                ("NodeName", 0),
-                ("TaintToleration", 3),
-                ("NodeAffinity", 2),
-                ("NodePorts", 0),
-                ("NodeResourcesFit", 1),
-                ("VolumeBinding", 0),
-                ("PodTopologySpread", 2),
-                ("InterPodAffinity", 2),
-                ("DefaultPreemption", 0),
-                ("NodeResourcesBalancedAllocation", 1),
-                ("ImageLocality", 1),
-                ("DefaultBinder", 0),
-            ]
-        )
-    }
-
-
-def default_profile(scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Profile:
-    """The profile a scheduler without ``--config`` runs. Plugin args are left empty: each plugin
-    applies upstream's defaults for the args it is not given."""
-    return Profile(scheduler_name, default_plugins())
-
-
-def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
-    """Upstream ``mergePluginSet``: drop disabled defaults, replace re-enabled ones in place,
-    append the other custom plugins. Disabled names are kept for the framework's ``multiPoint``
-    expansion."""
-    disabled = [*custom.disabled, *default.disabled]
-    custom_by_name = {name: (i, weight) for i, (name, weight) in enumerate(custom.enabled)}
-    replaced: set[int] = set()
-    enabled: list[tuple[str, int]] = []
-    if "*" not in disabled:
-        for name, weight in default.enabled:
-            if name in disabled:
-                continue
-            if name in custom_by_name:
-                index, weight = custom_by_name[name]
-                replaced.add(index)
-            enabled.append((name, weight))
-    enabled.extend(plugin for i, plugin in enumerate(custom.enabled) if i not in replaced)
-    return PluginSet(enabled, disabled)
-
-
-def merge_plugins(default: dict[str, PluginSet], custom: dict[str, PluginSet]) -> dict[str, PluginSet]:
-    out: dict[str, PluginSet] = {}
-    for point in (MULTI_POINT, *EXTENSION_POINTS):
-        if point in default or point in custom:
-            out[point] = merge_plugin_set(default.get(point, PluginSet()), custom.get(point, PluginSet()))
-    return out
-
-
 def load_config(
     path: str | Path, *, known_plugins: Iterable[str] | None = None
 ) -> tuple[list[Profile], int | None]:
     """The profiles and the global ``percentageOfNodesToScore`` of a KubeSchedulerConfiguration
-    file. ``known_plugins`` (a registry's names) makes an unknown plugin name a ConfigError here
-    rather than when the framework is built."""
+    file. ``known_plugins``: a registry (name -> factory) makes every problem of a profile a
+    ConfigError here (an unknown plugin, one that does not extend a point it is enabled at,
+    bad args...); bare names only check that each plugin exists."""
     loaded = load_configuration(path, known_plugins=known_plugins)
     return loaded.profiles, loaded.percentage_of_nodes_to_score
 
@@ -172,17 +100,31 @@ def load_configuration(
         text = Path(path).read_text()
     except OSError as err:
         raise ConfigError(f"{path}: cannot read: {err.strerror or err}") from err
-    return parse_config(text, source=str(path), known_plugins=known_plugins)
+    return parse_config(text, source=str(path), known_plugins=known_plugins, base_dir=Path(path).parent)
 
 
 def parse_config(
-    text: str, *, source: str = "config", known_plugins: Iterable[str] | None = None
+    text: str,
+    *,
+    source: str = "config",
+    known_plugins: Iterable[str] | None = None,
+    base_dir: Path | None = None,
 ) -> SchedulerConfiguration:
+    """``base_dir``: where ``path/to/plugin.py:Factory`` references are relative to (None: the
+    working directory)."""
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise ConfigError(f"{source}: invalid YAML{_yaml_where(err)}") from err
-    return _Parser(source, None if known_plugins is None else set(known_plugins)).configuration(doc)
+    known = None if known_plugins is None else set(known_plugins)
+    configuration = _Parser(source, known, base_dir).configuration(doc)
+    if isinstance(known_plugins, Mapping):
+        for i, profile in enumerate(configuration.profiles):
+            try:
+                check_profile(profile, known_plugins)
+            except ConfigError as err:
+                raise ConfigError(f"{source}: profiles[{i}]: {err}") from err
+    return configuration
 
 
 def _yaml_where(err: yaml.YAMLError) -> str:
@@ -193,9 +135,11 @@ def _yaml_where(err: yaml.YAMLError) -> str:
 
 
 class _Parser:
-    def __init__(self, source: str, known: set[str] | None) -> None:
+    def __init__(self, source: str, known: set[str] | None, base_dir: Path | None) -> None:
         self.source = source
         self.known = known
+        self.base_dir = base_dir
+        self.out_of_tree: dict[str, PluginFactory] = {}  # this profile's, by reference
 
     def fail(self, where: str, message: str) -> ConfigError:
         return ConfigError(f"{self.source}: {where}: {message}" if where else f"{self.source}: {message}")
@@ -277,10 +221,11 @@ class _Parser:
         percentage = raw.get("percentageOfNodesToScore")
         if percentage is not None:
             percentage = self.integer(percentage, f"{where}.percentageOfNodesToScore", 0, 100)
+        self.out_of_tree = {}
         custom = self.plugins(raw.get("plugins"), f"{where}.plugins")
         plugins = merge_plugins(default_plugins(), custom)
         plugin_config = self.plugin_config(raw.get("pluginConfig"), f"{where}.pluginConfig")
-        return Profile(name, plugins, plugin_config, percentage)
+        return Profile(name, plugins, plugin_config, percentage, self.out_of_tree)
 
     def plugins(self, raw: Any, where: str) -> dict[str, PluginSet]:
         raw = self.mapping(raw, where)
@@ -306,8 +251,8 @@ class _Parser:
         name = raw.get("name")
         if not isinstance(name, str) or not name:
             raise self.fail(f"{where}.name", "Required value")
-        if self.known is not None and name not in self.known and not (wildcard and name == "*"):
-            raise self.fail(f"{where}.name", f'plugin "{name}" does not exist')
+        if not (wildcard and name == "*"):
+            self.check_exists(name, f"{where}.name")
         weight = raw.get("weight")
         return name, 0 if weight is None else self.integer(weight, f"{where}.weight", 0)
 
@@ -321,10 +266,26 @@ class _Parser:
                 raise self.fail(f"{where}[{i}].name", "Required value")
             if name in out:
                 raise self.fail(f"{where}[{i}]", f"repeated config for plugin {name}")
-            if self.known is not None and name not in self.known:
-                raise self.fail(f"{where}[{i}].name", f'plugin "{name}" does not exist')
+            self.check_exists(name, f"{where}[{i}].name")
             args = dict(self.mapping(entry.get("args"), f"{where}[{i}].args"))
             args.pop("apiVersion", None)
             args.pop("kind", None)
             out[name] = args
         return out
+
+    def check_exists(self, name: str, where: str) -> None:
+        """An in-tree plugin, or an out-of-tree one resolved now (its factory kept for the
+        profile); with no registry given, unknown bare names are left to the framework."""
+        if (self.known is not None and name in self.known) or name in self.out_of_tree:
+            return
+        try:
+            if outoftree.is_reference(name):
+                self.out_of_tree[name] = outoftree.resolve(name, self.base_dir)
+                return
+            found = outoftree.entry_point(name)
+        except outoftree.PluginLoadError as err:
+            raise self.fail(where, f'plugin "{name}": {err}') from err
+        if found is not None:
+            self.out_of_tree[name] = found
+        elif self.known is not None:
+            raise self.fail(where, f'plugin "{name}" does not exist')

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
-from scheduler.framework.runtime import Framework, filter_failure
-from scheduler.framework.status import Code, Status
+from scheduler.framework.runtime import Framework
+from scheduler.framework.status import Code, Status, filter_failure
 from scheduler.framework.types import NodeInfo, PodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100

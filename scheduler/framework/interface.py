@@ -1,49 +1,25 @@
-"""The plugin interfaces, one per extension point (upstream ``framework/interface.go``).
+"""What plugins are given (upstream ``framework/interface.go``'s ``Handle`` and results): the
+results of PreFilter and PostFilter, and the ``Handle`` through which a plugin reaches the
+cluster, the cycle's snapshot, the event recorder, the clock and the scheduler's shared
+state. The extension points themselves are Protocols in ``extensionpoints``.
 
-A plugin is a class with a ``name`` and the methods of the extension points it implements;
-the runtime discovers them by checking for the method (``hasattr(plugin, "filter")``).
-Filter and Score run once per node and are synchronous and pure (they read the pod, the
-NodeInfo and the CycleState); the points that talk to the apiserver (PostFilter, PreBind,
-Bind, PostBind) are coroutines.
-
-| point | method | returns |
-|---|---|---|
-| PreEnqueue | ``pre_enqueue(pod)`` | Status (not Success: the pod waits, unscheduled) |
-| QueueSort | ``less(a: QueuedPodInfo, b: QueuedPodInfo)`` | bool |
-| PreFilter | ``pre_filter(state, pod, nodes)`` | (PreFilterResult or None, Status) |
-| PreFilterExtensions | ``pre_filter_extensions()`` | None, or what has ``add_pod``/``remove_pod`` |
-| Filter | ``filter(state, pod, node_info)`` | Status |
-| PostFilter | ``async post_filter(state, pod, statuses)`` | (PostFilterResult or None, Status) |
-| PreScore | ``pre_score(state, pod, nodes)`` | Status |
-| Score | ``score(state, pod, node_info)`` | (int, Status) |
-| Score, batched (optional) | ``score_nodes(state, pod, nodes)``: ``score`` of each | (list[int], Status) |
-| NormalizeScore | ``normalize_score(state, pod, scores: list[NodeScore])`` | (list[NodeScore], Status) |
-| NormalizeScore, batched | ``normalize_scores(state, pod, scores: list[int])`` | (list[int], Status) |
-| Reserve | ``reserve(state, pod, node_name)`` / ``unreserve(...)`` | Status / None |
-| Permit | ``permit(state, pod, node_name)`` | (Status, timeout seconds) |
-| PreBind | ``async pre_bind(state, pod, node_name)`` | Status |
-| Bind | ``async bind(state, pod, node_name)`` | Status (SKIP: the next binder) |
-| PostBind | ``post_bind(state, pod, node_name)`` | None |
-| EnqueueExtensions | ``events_to_register()`` | list[ClusterEvent] |
-
-``add_pod``/``remove_pod(state, pod, pod_info, node_info)`` update the PreFilter state when
-preemption removes a victim or a nominated pod is counted (PodTopologySpread, InterPodAffinity).
-The batched forms are optional and, when present, preferred by the runtime: they must give
-the same numbers as ``score``/``normalize_score`` (they save a call and a tuple per node).
-``pod`` is the pod's JSON dict; ``nodes``/``node_info`` are ``NodeInfo``s of the cycle's
-snapshot. Plugins are built by ``factory(args: dict, handle: Handle)`` from a registry.
+Plugins are built by ``factory(args: dict, handle: Handle)`` from a registry. ``pod`` is the
+pod's JSON dict; ``nodes``/``node_info`` are ``NodeInfo``s of the cycle's snapshot.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
-from scheduler.framework.types import NodeInfo
+from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.status import Status
+from scheduler.framework.types import NodeInfo, PodInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,16 +52,60 @@ class SnapshotLister(Protocol):
         ...
 
 
+NamespaceLabels = Callable[[str], Mapping[str, str]]
+"""namespace -> its labels (pod affinity's ``namespaceSelector``)."""
+PVCLister = Callable[[str, str], Object | None]
+"""(namespace, name) -> the PersistentVolumeClaim, None when there is none."""
+
+
+class PodNominator(Protocol):
+    """Pods preemption nominated to a node and not bound yet (upstream ``PodNominator``)."""
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
+
+    def pods_to_count(self, pod: Object) -> Mapping[str, list[PodInfo]]:
+        """Node -> the nominated pods ``pod`` must leave room for (at least its priority)."""
+        ...
+
+
+class PluginsRunner(Protocol):
+    """The framework's Filter and PreFilter extensions, run again by preemption on a copy of
+    a node without its victims (upstream ``PluginsRunner``)."""
+
+    def run_filter_plugins(self, state: CycleState, pod: Object, node_info: NodeInfo) -> Status: ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Object, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status: ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Object, pod_info_to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status: ...
+
+
 @dataclass
 class Handle:
     """What plugins may use besides their arguments: the API client, the current snapshot,
-    the event recorder, the clock, and (for preemption) a way to run the filters again."""
+    the event recorder and the clock; then what the scheduler shares once it is built (read
+    these at each use, not in the factory):
+
+    - ``framework``: the framework the plugin belongs to (set by ``Framework``; preemption
+      runs the filters again through it);
+    - ``nominator``: the pods preemption nominated (set by the ``Scheduler``);
+    - ``namespace_labels``: namespace -> labels, from the scheduler's namespace informer;
+    - ``pvc_lister``: PersistentVolumeClaims by namespace and name (none here yet: every
+      claim counts as unbound)."""
 
     client: Client
     snapshot: SnapshotLister
     recorder: Recorder
     clock: Clock
-    extras: dict[str, Any] = field(default_factory=dict)
+    framework: PluginsRunner | None = None
+    nominator: PodNominator | None = None
+    namespace_labels: NamespaceLabels | None = None
+    pvc_lister: PVCLister | None = None
 
 
 PluginFactory = Callable[[dict[str, Any], Handle], Any]
+"""``factory(args, handle)`` -> a plugin: an object with the methods of the extension points it
+implements (``extensionpoints``); the in-tree plugins' classes are their own factories."""

@@ -1,9 +1,8 @@
-"""``Framework``: one profile's plugins, built from a registry, run extension point by extension
-point (upstream ``framework/runtime/framework.go``, without the parallelizer).
+"""``Framework``: one profile's plugins, built from a registry (``build``), run extension point
+by extension point (upstream ``framework/runtime/framework.go``, without the parallelizer).
 
-Construction resolves everything once: each point's plugin list (explicit ones, then the
-``multiPoint`` ones that implement the point), the bound methods, and the Score weights. A
-point's rules are upstream's:
+Construction resolves everything once: each point's plugin list, the bound methods, and the
+Score weights. A point's rules are upstream's:
 
 - PreFilter runs all plugins; Skip puts the plugin in ``state.skip_filter_plugins`` (its Filter
   does not run this cycle); UnschedulableAndUnresolvable stops at once, Unschedulable is kept
@@ -12,9 +11,7 @@ point's rules are upstream's:
   rejection becomes an Error.
 - PostFilter stops at the first Success, UnschedulableAndUnresolvable or Error; otherwise the
   reasons of all plugins are joined.
-- PreScore Skip puts the plugin in ``state.skip_score_plugins``. Score: each plugin scores each
-  node, normalizes its list, every score must then be in [0, 100], and is multiplied by the
-  plugin's weight.
+- PreScore Skip puts the plugin in ``state.skip_score_plugins``. Score: see ``scoring``.
 - Reserve, Permit, PreBind stop at the first failure; Unreserve runs in reverse order; Bind
   runs binders until one does not return Skip.
 A status that fails the pod carries the plugin's name (``Status.plugin``).
@@ -25,188 +22,70 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from scheduler.framework.config import MULTI_POINT, ConfigError, PluginSet, Profile
+from minikube_py.api.unstructured import Object
+from scheduler.framework.build import WILDCARD_EVENT, build_plugins
 from scheduler.framework.cyclestate import CycleState
-from scheduler.framework.interface import Handle, PostFilterResult, PreFilterResult
-from scheduler.framework.registry import Registry
-from scheduler.framework.status import SUCCESS, Code, Status
-from scheduler.framework.types import (
-    MAX_NODE_SCORE,
-    MIN_NODE_SCORE,
-    ActionType,
-    ClusterEvent,
-    NodeInfo,
-    NodeScore,
-    Object,
-    PodInfo,
-    QueuedPodInfo,
-)
+from scheduler.framework.extensionpoints import POINTS, PRE_FILTER_EXTENSIONS, Method, bound_method
+from scheduler.framework.interface import Handle, PluginFactory, PostFilterResult, PreFilterResult
+from scheduler.framework.profile import Profile
+from scheduler.framework.scoring import ScoreEntry, run_score_plugins_by_plugin
+from scheduler.framework.status import SUCCESS, Code, Status, filter_failure, named, plugin_error
+from scheduler.framework.types import ClusterEvent, NodeInfo, PodInfo, QueuedPodInfo
+
+__all__ = ["MAX_PERMIT_TIMEOUT", "WILDCARD_EVENT", "FilterFn", "Framework"]
 
 FilterFn = Callable[[CycleState, Object, NodeInfo], Status]
 MAX_PERMIT_TIMEOUT = 15 * 60.0
-# which method makes a plugin part of an extension point
-POINT_METHODS = {
-    "preEnqueue": "pre_enqueue",
-    "queueSort": "less",
-    "preFilter": "pre_filter",
-    "filter": "filter",
-    "postFilter": "post_filter",
-    "preScore": "pre_score",
-    "score": "score",
-    "reserve": "reserve",
-    "permit": "permit",
-    "preBind": "pre_bind",
-    "bind": "bind",
-    "postBind": "post_bind",
-}
-# plugins at these points tell the queue which cluster events may make a rejected pod fit
-_ENQUEUE_POINTS = ("preEnqueue", "preFilter", "filter", "reserve", "permit")
-WILDCARD_EVENT = ClusterEvent("*", ActionType.ALL, "WildCardEvent")
 
 
 class Framework:
-    def __init__(self, profile: Profile, registry: Registry, handle: Handle) -> None:
-        """Build the profile's plugins. ConfigError: an unknown plugin, a plugin at a point it
-        does not implement, one registered twice at a point, bad plugin args, not exactly one
-        QueueSort plugin or no Bind plugin. Plugins get a copy of ``handle`` whose
-        ``extras["framework"]`` is this framework (preemption runs the filters again)."""
+    def __init__(self, profile: Profile, registry: Mapping[str, PluginFactory], handle: Handle) -> None:
+        """Build the profile's plugins (ConfigError: see ``build``). Plugins get a copy of
+        ``handle`` whose ``framework`` is this framework (preemption runs the filters again)."""
         self.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
-        self.handle = dataclasses.replace(handle, extras={**handle.extras, "framework": self})
-        self.plugins: dict[str, Any] = {}
-        self._points: dict[str, list[str]] = {point: [] for point in POINT_METHODS}
-        self.score_weights: dict[str, int] = {}
-        sets = {point: _as_plugin_set(value) for point, value in profile.plugins.items()}
-        for point in sets:
-            if point != MULTI_POINT and point not in POINT_METHODS:
-                raise ConfigError(f'profile "{self.profile_name}": unknown extension point "{point}"')
-        self._build_plugins(sets, profile, registry)
-        for point in POINT_METHODS:
-            self._points[point] = self._point_plugins(point, sets)
-        if sets:
-            self._check_required()
-        self._weigh_scores(sets)
+        self.handle = dataclasses.replace(handle, framework=self)
+        built = build_plugins(profile, registry, self.handle)
+        self.plugins: dict[str, Any] = built.plugins
+        self._points = built.points
+        self.score_weights = built.score_weights
+        self._events = built.events
         self._bind_methods()
-        self._events = self._collect_events()
         self._background: set[asyncio.Future[Any]] = set()
 
-    # -- construction ----------------------------------------------------------------------
-
-    def _build_plugins(self, sets: dict[str, PluginSet], profile: Profile, registry: Registry) -> None:
-        for plugin_set in sets.values():
-            for name, _weight in plugin_set.enabled:
-                if name in self.plugins:
-                    continue
-                factory = registry.get(name)
-                if factory is None:
-                    raise ConfigError(f'profile "{self.profile_name}": plugin "{name}" does not exist')
-                args = dict(profile.plugin_config.get(name) or {})
-                try:
-                    self.plugins[name] = factory(args, self.handle)
-                except ConfigError:
-                    raise
-                except Exception as err:
-                    raise ConfigError(
-                        f'profile "{self.profile_name}": initializing plugin "{name}": {err}'
-                    ) from err
-
-    def _point_plugins(self, point: str, sets: dict[str, PluginSet]) -> list[str]:
-        """Upstream ``updatePluginList`` then ``expandMultiPointPlugins``: explicitly enabled
-        plugins that are also in multiPoint come first (in their explicit order), then the
-        multiPoint ones, then the remaining explicit ones."""
-        method = POINT_METHODS[point]
-        own = sets.get(point, PluginSet())
-        explicit: list[str] = []
-        for name, _weight in own.enabled:
-            if not hasattr(self.plugins[name], method):
-                raise ConfigError(f'plugin "{name}" does not extend {_title(point)} plugin')
-            if name in explicit:
-                raise ConfigError(f'plugin "{name}" already registered as "{_title(point)}Plugin"')
-            explicit.append(name)
-        multi = sets.get(MULTI_POINT)
-        if multi is None or "*" in own.disabled:
-            return explicit
-        overrides: list[str] = []
-        expanded: list[str] = []
-        for name, _weight in multi.enabled:
-            if not hasattr(self.plugins[name], method) or name in own.disabled:
-                continue
-            if name in explicit:
-                overrides.append(name)
-                continue
-            if name in expanded:
-                raise ConfigError(f'plugin "{name}" already registered as "{_title(point)}Plugin"')
-            expanded.append(name)
-        return (
-            [name for name in explicit if name in overrides]
-            + expanded
-            + [name for name in explicit if name not in overrides]
-        )
-
-    def _check_required(self) -> None:
-        queue_sort = len(self._points["queueSort"])
-        if queue_sort != 1:
-            raise ConfigError(
-                "only one queue sort plugin required for profile with scheduler name "
-                f'"{self.profile_name}", but got {queue_sort}'
-            )
-        if not self._points["bind"]:
-            raise ConfigError(
-                f'at least one bind plugin is needed for profile with scheduler name "{self.profile_name}"'
-            )
-
-    def _weigh_scores(self, sets: dict[str, PluginSet]) -> None:
-        """A Score plugin's weight comes from ``score`` first, else ``multiPoint``; 0 means 1."""
-        scoring = set(self._points["score"])
-        candidates = [*sets.get("score", PluginSet()).enabled, *sets.get(MULTI_POINT, PluginSet()).enabled]
-        for name, weight in candidates:
-            if name in scoring and name not in self.score_weights:
-                self.score_weights[name] = weight or 1
+    def _bound(self, point: str, method: Method | None = None) -> list[tuple[str, Any]]:
+        """(plugin, its bound method) for each plugin of ``point``, in the order they run."""
+        method = method or POINTS[point].method
+        return [(name, bound_method(self.plugins[name], method)) for name in self._points[point]]
 
     def _bind_methods(self) -> None:
-        def bound(point: str) -> list[tuple[str, Any]]:
-            method = POINT_METHODS[point]
-            return [(name, getattr(self.plugins[name], method)) for name in self._points[point]]
-
-        self._pre_enqueue = bound("preEnqueue")
-        self._pre_filter = bound("preFilter")
-        self._filter: list[tuple[str, FilterFn]] = bound("filter")
-        self._post_filter = bound("postFilter")
-        self._pre_score = bound("preScore")
+        self._pre_enqueue = self._bound("preEnqueue")
+        self._pre_filter = self._bound("preFilter")
+        self._pre_filter_extensions = self._bound("preFilter", POINTS["preFilter"].optional[0])
+        self._filter: list[tuple[str, FilterFn]] = self._bound("filter")
+        self._post_filter = self._bound("postFilter")
+        self._pre_score = self._bound("preScore")
+        normalize_score, score_nodes, normalize_scores = POINTS["score"].optional
         self._score = [
-            (
+            ScoreEntry(
                 name,
                 fn,
-                getattr(self.plugins[name], "score_nodes", None),
-                getattr(self.plugins[name], "normalize_scores", None),
-                getattr(self.plugins[name], "normalize_score", None),
+                bound_method(self.plugins[name], score_nodes),
+                bound_method(self.plugins[name], normalize_scores),
+                bound_method(self.plugins[name], normalize_score),
                 self.score_weights[name],
             )
-            for name, fn in bound("score")
+            for name, fn in self._bound("score")
         ]
-        self._reserve = bound("reserve")
-        self._unreserve = [
-            (name, getattr(self.plugins[name], "unreserve", None))
-            for name in reversed(self._points["reserve"])
-        ]
-        self._permit = bound("permit")
-        self._pre_bind = bound("preBind")
-        self._bind = bound("bind")
-        self._post_bind = bound("postBind")
-
-    def _collect_events(self) -> dict[str, list[ClusterEvent]]:
-        """Plugin name -> the cluster events it registered (all events when it registers none)."""
-        out: dict[str, list[ClusterEvent]] = {}
-        for point in _ENQUEUE_POINTS:
-            for name in self._points[point]:
-                if name in out:
-                    continue
-                register = getattr(self.plugins[name], "events_to_register", None)
-                out[name] = list(register()) if register is not None else [WILDCARD_EVENT]
-        return out
+        self._reserve = self._bound("reserve")
+        self._unreserve = list(reversed(self._bound("reserve", POINTS["reserve"].optional[0])))
+        self._permit = self._bound("permit")
+        self._pre_bind = self._bound("preBind")
+        self._bind = self._bound("bind")
+        self._post_bind = self._bound("postBind")
 
     # -- introspection ---------------------------------------------------------------------
 
@@ -229,8 +108,8 @@ class Framework:
     def queue_sort_less(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
         if not self._points["queueSort"]:
             return lambda _a, _b: False
-        less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = self.plugins[self._points["queueSort"][0]].less
-        return less
+        [(_name, less)] = self._bound("queueSort")
+        return less  # type: ignore[no-any-return]
 
     # -- the scheduling cycle --------------------------------------------------------------
 
@@ -239,7 +118,7 @@ class Framework:
         for name, fn in self._pre_enqueue:
             status = fn(pod)
             if status.code != Code.SUCCESS:
-                return _named(status, name)
+                return named(status, name)
         return SUCCESS
 
     def run_pre_filter(self, state: CycleState, pod: Object) -> tuple[PreFilterResult | None, Status]:
@@ -262,14 +141,14 @@ class Framework:
                 skip.add(name)
                 continue
             if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                return None, _named(status, name), set()
+                return None, named(status, name), set()
             if status.code == Code.UNSCHEDULABLE:
-                rejected = _named(status, name)
+                rejected = named(status, name)
                 continue
             if status.code != Code.SUCCESS:
                 return (
                     None,
-                    _error(f'running PreFilter plugin "{name}": {status.message()}', name, status),
+                    plugin_error(f'running PreFilter plugin "{name}": {status.message()}', name, status),
                     set(),
                 )
             if plugin_result is None or plugin_result.node_names is None:
@@ -300,15 +179,15 @@ class Framework:
     def _run_extensions(
         self, operation: str, state: CycleState, pod: Object, pod_info: PodInfo, node_info: NodeInfo
     ) -> Status:
-        for name in self._points["preFilter"]:
-            extensions_of = getattr(self.plugins[name], "pre_filter_extensions", None)
+        method = PRE_FILTER_EXTENSIONS[0] if operation == "add_pod" else PRE_FILTER_EXTENSIONS[1]
+        for name, extensions_of in self._pre_filter_extensions:
             extensions = extensions_of() if extensions_of is not None else None
             if extensions is None or name in state.skip_filter_plugins:
                 continue
-            status = getattr(extensions, operation)(state, pod, pod_info, node_info)
+            status = bound_method(extensions, method)(state, pod, pod_info, node_info)
             if status.code != Code.SUCCESS:
                 verb = "AddPod" if operation == "add_pod" else "RemovePod"
-                return _error(
+                return plugin_error(
                     f'running {verb} on PreFilter plugin "{name}": {status.message()}', name, status
                 )
         return SUCCESS
@@ -340,9 +219,9 @@ class Framework:
             if status.code == Code.SUCCESS:
                 return plugin_result, status
             if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                return plugin_result, _named(status, name)
+                return plugin_result, named(status, name)
             if not status.is_rejected():
-                return None, _error(status.message(), name, status)
+                return None, plugin_error(status.message(), name, status)
             if plugin_result is not None and plugin_result.nominated_node_name:
                 result = plugin_result
             reasons.extend(status.reasons)
@@ -357,7 +236,7 @@ class Framework:
             if status.code == Code.SKIP:
                 skip.add(name)
             elif status.code != Code.SUCCESS:
-                return _error(f'running PreScore plugin "{name}": {status.message()}', name, status)
+                return plugin_error(f'running PreScore plugin "{name}": {status.message()}', name, status)
         return SUCCESS
 
     def run_score_plugins(
@@ -378,48 +257,7 @@ class Framework:
         """Plugin -> its normalized, weighted score of each node (in ``nodes``' order): the
         same numbers as ``run_score_plugins``, kept by plugin (the scheduler's hot path; a
         plugin's ``score_nodes`` scores the whole list in one call)."""
-        columns: dict[str, list[int]] = {}
-        skip = state.skip_score_plugins
-        for plugin, score, score_nodes, normalize_values, normalize, weight in self._score:
-            if plugin in skip:
-                continue
-            if score_nodes is not None:
-                raw, status = score_nodes(state, pod, nodes)
-                if status.code:
-                    message = f'running Score plugins: plugin "{plugin}" failed with: {status.message()}'
-                    return {}, _error(message, plugin, status)
-            else:
-                raw = []
-                append = raw.append
-                for node in nodes:
-                    value, status = score(state, pod, node)
-                    if status.code:
-                        message = f'running Score plugins: plugin "{plugin}" failed with: {status.message()}'
-                        return {}, _error(message, plugin, status)
-                    append(value)
-            if normalize_values is not None or normalize is not None:
-                if normalize_values is not None:
-                    raw, status = normalize_values(state, pod, raw)
-                elif normalize is not None:
-                    names = [node.name for node in nodes]
-                    normalized, status = normalize(state, pod, list(map(NodeScore, names, raw)))
-                    raw = [entry.score for entry in normalized]
-                if status.code:
-                    message = f'running Normalize on Score plugins: plugin "{plugin}" failed with: '
-                    message += status.message()
-                    return {}, _error(message, plugin, status)
-            if raw and (max(raw) > MAX_NODE_SCORE or min(raw) < MIN_NODE_SCORE):
-                value = next(v for v in raw if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
-                message = (
-                    f'applying score defaultWeights on Score plugins: plugin "{plugin}" returns an '
-                    f"invalid score {value}, it should in the range of [{MIN_NODE_SCORE}, "
-                    f"{MAX_NODE_SCORE}] after normalizing"
-                )
-                return {}, _error(message, plugin, None)
-            if weight != 1:
-                raw = [value * weight for value in raw]
-            columns[plugin] = raw
-        return columns, SUCCESS
+        return run_score_plugins_by_plugin(self._score, state, pod, nodes)
 
     def run_reserve(self, state: CycleState, pod: Object, node_name: str) -> Status:
         for name, fn in self._reserve:
@@ -427,8 +265,8 @@ class Framework:
             if status.code == Code.SUCCESS:
                 continue
             if status.is_rejected():
-                return _named(status, name)
-            return _error(f'running Reserve plugin "{name}": {status.message()}', name, status)
+                return named(status, name)
+            return plugin_error(f'running Reserve plugin "{name}": {status.message()}', name, status)
         return SUCCESS
 
     def run_unreserve(self, state: CycleState, pod: Object, node_name: str) -> None:
@@ -446,11 +284,11 @@ class Framework:
             if status.code == Code.SUCCESS:
                 continue
             if status.is_rejected():
-                return _named(status, name), 0.0
+                return named(status, name), 0.0
             if status.code == Code.WAIT:
                 waits.append(min(float(timeout), MAX_PERMIT_TIMEOUT))
                 continue
-            return _error(f'running Permit plugin "{name}": {status.message()}', name, status), 0.0
+            return plugin_error(f'running Permit plugin "{name}": {status.message()}', name, status), 0.0
         if waits:
             pod_name = (pod.get("metadata") or {}).get("name", "")
             message = f'one or more plugins asked to wait and no plugin rejected pod "{pod_name}"'
@@ -463,8 +301,8 @@ class Framework:
             if status.code == Code.SUCCESS:
                 continue
             if status.is_rejected():
-                return _named(status, name)
-            return _error(f'running PreBind plugin "{name}": {status.message()}', name, status)
+                return named(status, name)
+            return plugin_error(f'running PreBind plugin "{name}": {status.message()}', name, status)
         return SUCCESS
 
     async def run_bind(self, state: CycleState, pod: Object, node_name: str) -> Status:
@@ -478,8 +316,8 @@ class Framework:
             if status.code == Code.SUCCESS:
                 return status
             if status.is_rejected():
-                return _named(status, name)
-            return _error(f'running Bind plugin "{name}": {status.message()}', name, status)
+                return named(status, name)
+            return plugin_error(f'running Bind plugin "{name}": {status.message()}', name, status)
         return status
 
     def run_post_bind(self, state: CycleState, pod: Object, node_name: str) -> None:
@@ -492,23 +330,6 @@ class Framework:
                 task.add_done_callback(self._background.discard)
 
 
-def filter_failure(plugin: str, status: Status) -> Status:
-    """A Filter plugin's non-success as the framework reports it: a rejection names the
-    plugin; anything else becomes an Error."""
-    if status.is_rejected():
-        return _named(status, plugin)
-    return _error(f'running "{plugin}" filter plugin: {status.message()}', plugin, status)
-
-
-def _named(status: Status, plugin: str) -> Status:
-    return status if status.plugin == plugin else Status(status.code, status.reasons, plugin, status.error)
-
-
-def _error(message: str, plugin: str, cause: Status | None) -> Status:
-    error = cause.error if cause is not None and cause.error is not None else RuntimeError(message)
-    return Status(Code.ERROR, (message,), plugin, error)
-
-
 def _merge_pre_filter_results(a: PreFilterResult | None, b: PreFilterResult) -> PreFilterResult:
     if a is None or a.node_names is None:
         return b
@@ -519,14 +340,3 @@ def _merge_pre_filter_results(a: PreFilterResult | None, b: PreFilterResult) -> 
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
-
-
-def _as_plugin_set(value: PluginSet | Sequence[tuple[str, int] | str]) -> PluginSet:
-    """A PluginSet, or (as the contract's shorthand) a list of (name, weight) or names."""
-    if isinstance(value, PluginSet):
-        return value
-    return PluginSet([(entry, 0) if isinstance(entry, str) else (entry[0], entry[1]) for entry in value])
-
-
-def _title(point: str) -> str:
-    return point[0].upper() + point[1:]

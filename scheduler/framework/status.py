@@ -68,3 +68,22 @@ class Status:
 
 
 SUCCESS = Status()
+
+
+def named(status: Status, plugin: str) -> Status:
+    """``status`` as the framework reports it: naming ``plugin`` as the one that failed."""
+    return status if status.plugin == plugin else Status(status.code, status.reasons, plugin, status.error)
+
+
+def plugin_error(message: str, plugin: str, cause: Status | None) -> Status:
+    """An Error of ``plugin`` saying ``message``, keeping the exception behind ``cause``."""
+    error = cause.error if cause is not None and cause.error is not None else RuntimeError(message)
+    return Status(Code.ERROR, (message,), plugin, error)
+
+
+def filter_failure(plugin: str, status: Status) -> Status:
+    """A Filter plugin's non-success as the framework reports it: a rejection names the
+    plugin; anything else becomes an Error."""
+    if status.is_rejected():
+        return named(status, plugin)
+    return plugin_error(f'running "{plugin}" filter plugin: {status.message()}', plugin, status)

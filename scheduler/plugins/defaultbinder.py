@@ -7,6 +7,7 @@ from typing import Any
 from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import PODS
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import BindPlugin, EnqueueExtensions
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ClusterEvent
@@ -26,7 +27,7 @@ def binding(pod: Object, node_name: str) -> Object:
     }
 
 
-class DefaultBinder:
+class DefaultBinder(BindPlugin, EnqueueExtensions):
     """Registers no events: it rejects nothing."""
 
     name = "DefaultBinder"

@@ -9,6 +9,12 @@ from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import (
+    BatchScorePlugin,
+    EnqueueExtensions,
+    PreScorePlugin,
+    ScorePlugin,
+)
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo
@@ -38,7 +44,7 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
-class ImageLocality:
+class ImageLocality(PreScorePlugin, ScorePlugin, BatchScorePlugin, EnqueueExtensions):
     """Score only; registers no events."""
 
     name = "ImageLocality"
@@ -46,7 +52,7 @@ class ImageLocality:
     def __init__(self, args: dict[str, Any], handle: Handle) -> None:
         self.handle = handle
 
-    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]) -> Status:
         """How widespread each of the pod's images is: (images, spread per image, the
         (image, spread) pairs that can add to a score, the score of a node with none)."""
         images = pod_images(pod)

@@ -6,11 +6,20 @@ Args: ``addedAffinity`` (a NodeAffinity every pod of the profile must also satis
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore
@@ -48,7 +57,9 @@ class _PreFilterState:
     required: RequiredNodeAffinity
 
 
-class NodeAffinity:
+class NodeAffinity(
+    PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, EnqueueExtensions
+):
     """Events: a node added or its labels changed."""
 
     name = "NodeAffinity"
@@ -60,7 +71,7 @@ class NodeAffinity:
         self.added_preferred = preferred_terms(added)
 
     def pre_filter(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         required = RequiredNodeAffinity.of(pod)
         if required.empty and self.added_required is None:
@@ -94,7 +105,7 @@ class NodeAffinity:
             return Status.unresolvable(ERR_REASON_POD)
         return SUCCESS
 
-    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]) -> Status:
         terms = self._preferred(pod)
         if not terms:
             return Status.skip()

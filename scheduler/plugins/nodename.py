@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import EnqueueExtensions, FilterPlugin, PreFilterPlugin
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo
@@ -19,7 +21,7 @@ def fits(pod: Object, node_info: NodeInfo) -> bool:
     return not wanted or wanted == node_info.name
 
 
-class NodeName:
+class NodeName(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     """Events: a node added or updated (the named node may appear)."""
 
     name = "NodeName"
@@ -28,7 +30,7 @@ class NodeName:
         pass
 
     def pre_filter(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         if not (pod.get("spec") or {}).get("nodeName"):
             return None, Status.skip()

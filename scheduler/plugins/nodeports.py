@@ -3,10 +3,12 @@ hostPort) is taken; ``0.0.0.0`` conflicts with every IP."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import EnqueueExtensions, FilterPlugin, PreFilterPlugin
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, host_ports
@@ -30,7 +32,7 @@ def fits_ports(wanted: list[HostPort], used: set[HostPort]) -> bool:
     return True
 
 
-class NodePorts:
+class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     """Events: an assigned pod deleted (its ports freed), a node added or updated."""
 
     name = "NodePorts"
@@ -39,7 +41,7 @@ class NodePorts:
         pass
 
     def pre_filter(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         wanted = host_ports(pod)
         if not wanted:

@@ -7,6 +7,7 @@ from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import EnqueueExtensions, FilterPlugin
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo
@@ -18,7 +19,7 @@ ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
-class NodeUnschedulable:
+class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     """Events: a node added, or its taints/unschedulable flag changed (uncordon)."""
 
     name = "NodeUnschedulable"

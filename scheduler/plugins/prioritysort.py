@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from minikube_py.api.unstructured import Object
+from scheduler.framework.extensionpoints import EnqueueExtensions, QueueSortPlugin
 from scheduler.framework.interface import Handle
 from scheduler.framework.types import ClusterEvent, QueuedPodInfo
 
@@ -14,7 +15,7 @@ def pod_priority(pod: Object) -> int:
     return int((pod.get("spec") or {}).get("priority") or 0)
 
 
-class PrioritySort:
+class PrioritySort(QueueSortPlugin, EnqueueExtensions):
     """Orders the active queue. Registers no events: it rejects nothing."""
 
     name = "PrioritySort"

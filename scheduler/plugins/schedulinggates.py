@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from minikube_py.api.unstructured import Object
+from scheduler.framework.extensionpoints import EnqueueExtensions, PreEnqueuePlugin
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent
 from scheduler.plugins.events import POD
 
 
-class SchedulingGates:
+class SchedulingGates(PreEnqueuePlugin, EnqueueExtensions):
     """Events: an update of the pod (its gates removed)."""
 
     name = "SchedulingGates"

@@ -8,6 +8,15 @@ from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import (
+    BatchNormalizeScorePlugin,
+    BatchScorePlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import MAX_NODE_SCORE, ActionType, ClusterEvent, NodeInfo, NodeScore
@@ -31,7 +40,15 @@ def prefer_no_schedule_tolerations(pod: Object) -> list[Toleration]:
     return [t for t in pod_tolerations(pod) if (t.get("effect") or PREFER_NO_SCHEDULE) == PREFER_NO_SCHEDULE]
 
 
-class TaintToleration:
+class TaintToleration(
+    FilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    BatchScorePlugin,
+    ScoreExtensions,
+    BatchNormalizeScorePlugin,
+    EnqueueExtensions,
+):
     """Events: a node added or its taints changed."""
 
     name = "TaintToleration"
@@ -52,7 +69,7 @@ class TaintToleration:
             f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
         )
 
-    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]) -> Status:
         state.write(_PRE_SCORE_KEY, prefer_no_schedule_tolerations(pod))
         return SUCCESS
 

@@ -1,25 +1,24 @@
 """VolumeBinding (PreFilter/Filter): pods without PersistentVolumeClaims (emptyDir, hostPath,
 configMap... volumes) are not its business (Skip). Claims are looked up through the optional
-``handle.extras["pvc_lister"]`` (``(namespace, name) -> claim | None``): a missing claim or one
+``handle.pvc_lister`` (``(namespace, name) -> claim | None``): a missing claim or one
 not yet bound makes the pod unresolvable until a claim or volume event. Dynamic provisioning
 and volume node affinity are not modelled; without a lister every claim counts as unbound."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
-from scheduler.framework.interface import Handle, PreFilterResult
+from scheduler.framework.extensionpoints import EnqueueExtensions, FilterPlugin, PreFilterPlugin
+from scheduler.framework.interface import Handle, PreFilterResult, PVCLister
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo
 from scheduler.plugins.events import NODE, PV, PVC, STORAGE_CLASS
 
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 _PRE_FILTER_KEY = "PreFilterVolumeBinding"
-
-PVCLister = Callable[[str, str], Object | None]
 
 
 def claim_names(pod: Object) -> list[str]:
@@ -40,17 +39,17 @@ def is_bound(claim: Object) -> bool:
     )
 
 
-class VolumeBinding:
+class VolumeBinding(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     """Events: claims, volumes and storage classes added or updated, a node added or its
     labels changed."""
 
     name = "VolumeBinding"
 
     def __init__(self, args: dict[str, Any], handle: Handle) -> None:
-        self.pvc_lister: PVCLister | None = handle.extras.get("pvc_lister")
+        self.pvc_lister: PVCLister | None = handle.pvc_lister
 
     def pre_filter(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         claims = claim_names(pod)
         if not claims:

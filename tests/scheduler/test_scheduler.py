@@ -46,9 +46,9 @@ async def test_a_pod_is_bound_to_the_node_that_fits_and_explained() -> None:
         make_node("tainted", taints=[taint("x")]),
     ):
         fake.seed(NODES, node)
-        scheduler._node_added(fake.stored(NODES, "", node["metadata"]["name"]) or {})
+        scheduler.handlers.node_added(fake.stored(NODES, "", node["metadata"]["name"]) or {})
     pod = fake.seed(PODS, make_pod("web", cpu="2"))[0]
-    scheduler._pod_added(pod)
+    scheduler.handlers.pod_added(pod)
     await schedule_next(scheduler)
     [binding] = [a for a in fake.filter_actions("create", "pods") if a.subresource == "binding"]
     assert binding.body["target"]["name"] == "big"
@@ -67,7 +67,7 @@ async def test_without_nodes_the_pod_is_unschedulable_with_upstreams_message() -
     fake = FakeClient()
     scheduler, recorder = scheduler_over(fake)
     pod = fake.seed(PODS, make_pod("lonely"))[0]
-    scheduler._pod_added(pod)
+    scheduler.handlers.pod_added(pod)
     await schedule_next(scheduler)
     assert recorder.events == [f"Warning FailedScheduling {NO_NODES_AVAILABLE}"]
     condition = patched_condition(fake)
@@ -83,7 +83,7 @@ async def test_without_nodes_the_pod_is_unschedulable_with_upstreams_message() -
 async def test_a_pod_of_another_scheduler_never_enters_the_queue() -> None:
     fake = FakeClient()
     scheduler, _ = scheduler_over(fake)
-    scheduler._pod_added(
+    scheduler.handlers.pod_added(
         make_pod("theirs") | {"spec": {**make_pod("theirs")["spec"], "schedulerName": "other"}}
     )
     assert scheduler.queue.pending_pods()[0] == []
@@ -94,9 +94,9 @@ async def test_a_pod_that_fits_nowhere_names_each_reason() -> None:
     scheduler, recorder = scheduler_over(fake)
     for node in (make_node("a", cpu="1"), make_node("b", taints=[taint("dedicated", "gpu")])):
         fake.seed(NODES, node)
-        scheduler._node_added(node)
+        scheduler.handlers.node_added(node)
     pod = fake.seed(PODS, make_pod("big", cpu="4"))[0]
-    scheduler._pod_added(pod)
+    scheduler.handlers.pod_added(pod)
     await schedule_next(scheduler)
     message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}."
     assert recorder.events[0].startswith(f"Warning FailedScheduling {message}")
@@ -109,7 +109,7 @@ async def test_a_binding_conflict_forgets_the_pod_and_moves_on() -> None:
     fake = FakeClient()
     scheduler, recorder = scheduler_over(fake)
     node = fake.seed(NODES, make_node("n1"))[0]
-    scheduler._node_added(node)
+    scheduler.handlers.node_added(node)
     first, second = fake.seed(PODS, make_pod("taken"), make_pod("next"))
     conflict = ApiError(
         409,
@@ -117,8 +117,8 @@ async def test_a_binding_conflict_forgets_the_pod_and_moves_on() -> None:
         'Operation cannot be fulfilled on pods/binding "taken": pod taken is already assigned',
     )
     fake.fail("create", "pods", conflict, times=1)
-    scheduler._pod_added(first)
-    scheduler._pod_added(second)
+    scheduler.handlers.pod_added(first)
+    scheduler.handlers.pod_added(second)
     await schedule_next(scheduler)
     assert not scheduler.cache.is_assumed(first | {"spec": {**first["spec"], "nodeName": "n1"}})
     assert recorder.events == []
@@ -136,15 +136,15 @@ async def test_an_impossible_affinity_and_a_node_without_allocatable_say_why() -
     empty["status"].pop("allocatable", None)
     for node in (make_node("n1"), empty):
         fake.seed(NODES, node)
-        scheduler._node_added(node)
+        scheduler.handlers.node_added(node)
     term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["mars"]}]}
     affinity = {
         "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
     }
     picky = fake.seed(PODS, make_pod("picky", affinity=affinity))[0]
     plain = fake.seed(PODS, make_pod("plain"))[0]
-    scheduler._pod_added(picky)
-    scheduler._pod_added(plain)
+    scheduler.handlers.pod_added(picky)
+    scheduler.handlers.pod_added(plain)
     await schedule_next(scheduler)
     await schedule_next(scheduler)
     failed = {e.split(" ", 2)[2] for e in recorder.events if e.startswith("Warning FailedScheduling")}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,13 +35,14 @@ from minikube_py.api.timestamps import now_rfc3339, parse_rfc3339
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH
 from minikube_py.client.resourcetypes import PODS
-from scheduler.framework.config import ConfigError
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import EnqueueExtensions, PostFilterPlugin
 from scheduler.framework.feasible import fit_error_message
 from scheduler.framework.interface import Handle, PostFilterResult
+from scheduler.framework.profile import ConfigError
 from scheduler.framework.status import SUCCESS, Code, Status
 from scheduler.framework.types import ClusterEvent, NodeInfo, PodInfo
-from scheduler.plugins.defaultpreemption.nominator import Nominator, nominated_node_name, pod_priority
+from scheduler.plugins.defaultpreemption.nominator import nominated_node_name, pod_priority
 
 log = logging.getLogger("scheduler")
 
@@ -66,7 +68,7 @@ class Candidate:
     num_pdb_violations: int = 0
 
 
-class DefaultPreemption:
+class DefaultPreemption(PostFilterPlugin, EnqueueExtensions):
     name = NAME
 
     def __init__(self, args: dict[str, Any], handle: Handle) -> None:
@@ -160,7 +162,7 @@ class DefaultPreemption:
         return min(max(wanted, self.min_absolute), num_nodes)
 
     def find_candidates(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo], statuses: dict[str, Status]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo], statuses: dict[str, Status]
     ) -> tuple[list[Candidate], dict[str, Status], BaseException | None]:
         """Dry-run preemption on the nodes the pod failed as Unschedulable; returns the
         candidates, the status of each node tried in vain, and the first plugin error."""
@@ -198,8 +200,10 @@ class DefaultPreemption:
     ) -> tuple[list[Object], int, Status]:
         """The fewest pods of lower priority to remove from ``node`` (a copy, like ``state``)
         for ``pod`` to fit, most important first; the number of PDB violations is always 0."""
-        framework = self.handle.extras["framework"]
-        nominator: Nominator | None = self.handle.extras.get("nominator")
+        framework = self.handle.framework
+        if framework is None:
+            raise RuntimeError("DefaultPreemption needs a handle bound to a framework")
+        nominator = self.handle.nominator
         if nominator is not None:  # upstream filters with the nominated pods of at least this priority
             for info in nominator.pods_to_count(pod).get(node.name, []):
                 node.add_pod(info)
@@ -253,7 +257,7 @@ class DefaultPreemption:
             self.handle.recorder.event(
                 victim, "Normal", "Preempted", f"Preempted by pod {uid} on node {candidate.name}"
             )
-        nominator: Nominator | None = self.handle.extras.get("nominator")
+        nominator = self.handle.nominator
         if nominator is not None:
             priority = pod_priority(pod)
             for info in nominator.nominated_pods_for_node(candidate.name):

@@ -3,17 +3,28 @@ incoming pod's and the anti-affinity of pods already placed; Score sums preferre
 weights (and existing pods' required affinity at ``hardPodAffinityWeight``) per topology.
 
 Args: ``hardPodAffinityWeight`` (default 1), ``ignorePreferredTermsOfExistingPods``.
-Namespace selectors see namespace labels through ``handle.extras["namespace_labels"]``
+Namespace selectors see namespace labels through ``handle.namespace_labels``
 (``namespace -> labels``; the scheduler serves it from its namespace informer); without it
 every namespace has no labels."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from minikube_py.api.labels import SelectorError
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterExtensions,
+    PreFilterExtensionsProvider,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, NodeScore, PodInfo
@@ -25,7 +36,16 @@ _PRE_FILTER_KEY = "PreFilterInterPodAffinity"
 _PRE_SCORE_KEY = "PreScoreInterPodAffinity"
 
 
-class InterPodAffinity:
+class InterPodAffinity(
+    PreFilterPlugin,
+    PreFilterExtensionsProvider,
+    PreFilterExtensions,
+    FilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreExtensions,
+    EnqueueExtensions,
+):
     """Events: assigned pods added, relabelled or deleted; nodes added or relabelled."""
 
     name = "InterPodAffinity"
@@ -39,11 +59,10 @@ class InterPodAffinity:
     @property
     def ns_lookup(self) -> NamespaceLabels | None:
         """Read at each use: the scheduler provides it after building its frameworks."""
-        lookup: NamespaceLabels | None = self.handle.extras.get("namespace_labels")
-        return lookup
+        return self.handle.namespace_labels
 
     def pre_filter(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         try:
             terms = parse_pod(pod)
@@ -94,7 +113,7 @@ class InterPodAffinity:
             pre.update_with_pod(pod_info, node_info.node, -1)
         return SUCCESS
 
-    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]) -> Status:
         if not nodes:
             return SUCCESS
         try:

@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from minikube_py.api.labels import Selector, SelectorError, label_selector_as_selector
 from minikube_py.api.unstructured import Object
+from scheduler.framework.interface import NamespaceLabels
 from scheduler.framework.types import PodInfo
 
-NamespaceLabels = Callable[[str], Mapping[str, str]]  # namespace -> its labels
+__all__ = ["AffinityTerm", "NamespaceLabels", "PodAffinityTerms", "WeightedTerm", "parse_pod"]
+
 _CACHE_ATTR = "_inter_pod_affinity_terms"
 
 

@@ -10,6 +10,12 @@ from typing import Any
 
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import (
+    BatchScorePlugin,
+    EnqueueExtensions,
+    PreScorePlugin,
+    ScorePlugin,
+)
 from scheduler.framework.interface import Handle
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import MAX_NODE_SCORE, ClusterEvent, NodeInfo
@@ -29,7 +35,7 @@ def balanced_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     return int((1 - std) * MAX_NODE_SCORE)
 
 
-class NodeResourcesBalancedAllocation:
+class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, BatchScorePlugin, EnqueueExtensions):
     """Score only; registers no events. Args: ``resources`` [{name, weight}]."""
 
     name = "NodeResourcesBalancedAllocation"
@@ -38,7 +44,7 @@ class NodeResourcesBalancedAllocation:
         self.resources = parse_resources(args.get("resources"))
         self._node_score = make_node_scorer(self.resources, True, balanced_score, "balanced")
 
-    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]) -> Status:
         requests = pod_request_list(pod, self.resources, True)
         if not any(requests):
             return Status.skip()

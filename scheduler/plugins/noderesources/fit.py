@@ -13,6 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import (
+    BatchScorePlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+)
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Code, Status
 from scheduler.framework.types import (
@@ -93,7 +101,9 @@ def make_scorer(strategy: dict[str, Any]) -> tuple[tuple[tuple[str, int], ...], 
     raise ValueError(f"scoring strategy {kind} is not supported")
 
 
-class NodeResourcesFit:
+class NodeResourcesFit(
+    PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, BatchScorePlugin, EnqueueExtensions
+):
     """Events: an assigned pod deleted or scaled down, a node added or its allocatable changed."""
 
     name = "NodeResourcesFit"
@@ -108,7 +118,7 @@ class NodeResourcesFit:
         self._node_score = make_node_scorer(self.resources, False, self.scorer, kind)
 
     def pre_filter(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         state.write(_PRE_FILTER_KEY, compute_pod_resource_request(pod))
         return None, SUCCESS
@@ -137,7 +147,7 @@ class NodeResourcesFit:
         code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
         return Status(code, tuple(r.reason for r in insufficient))
 
-    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]) -> Status:
         state.write(_PRE_SCORE_KEY, pod_request_list(pod, self.resources, False))
         return SUCCESS
 

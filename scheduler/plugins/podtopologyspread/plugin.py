@@ -15,6 +15,16 @@ from typing import Any
 from minikube_py.api.labels import SelectorError
 from minikube_py.api.unstructured import Object
 from scheduler.framework.cyclestate import CycleState
+from scheduler.framework.extensionpoints import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterExtensions,
+    PreFilterExtensionsProvider,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from scheduler.framework.interface import Handle, PreFilterResult
 from scheduler.framework.status import SUCCESS, Status
 from scheduler.framework.types import ActionType, ClusterEvent, NodeInfo, NodeScore, PodInfo
@@ -48,7 +58,16 @@ class _FilterState:
         return _FilterState(self.counts.clone(), self.required, self.tolerations)
 
 
-class PodTopologySpread:
+class PodTopologySpread(
+    PreFilterPlugin,
+    PreFilterExtensionsProvider,
+    PreFilterExtensions,
+    FilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreExtensions,
+    EnqueueExtensions,
+):
     """Events: assigned pods added, relabelled or deleted; nodes added, deleted, relabelled or
     retainted (domains appear and disappear)."""
 
@@ -68,7 +87,7 @@ class PodTopologySpread:
         return default_constraints(pod, self.defaults, action)
 
     def pre_filter(
-        self, state: CycleState, pod: Object, nodes: list[NodeInfo]
+        self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         try:
             constraints = self._constraints(pod, DO_NOT_SCHEDULE)
@@ -125,7 +144,7 @@ class PodTopologySpread:
             )
         return SUCCESS
 
-    def pre_score(self, state: CycleState, pod: Object, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state: CycleState, pod: Object, nodes: Sequence[NodeInfo]) -> Status:
         all_nodes = self.handle.snapshot.list()
         if not nodes or not all_nodes:
             return SUCCESS

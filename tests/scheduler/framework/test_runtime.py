@@ -95,7 +95,7 @@ def test_plugin_args_come_from_plugin_config_and_plugins_see_the_framework() -> 
     )
     fw = Framework(profile, registry, make_handle())
     assert seen["args"] == {"mode": "strict"}
-    assert seen["handle"].extras["framework"] is fw
+    assert seen["handle"].framework is fw
     assert fw.profile_name == "x"
 
 
@@ -103,7 +103,11 @@ def test_plugin_args_come_from_plugin_config_and_plugins_see_the_framework() -> 
     ("plugins", "points", "message"),
     [
         ({}, {"filter": PluginSet([("Nope", 0)])}, 'plugin "Nope" does not exist'),
-        ({"S": plugin()}, {"filter": PluginSet([("S", 0)])}, 'plugin "S" does not extend Filter plugin'),
+        (
+            {"S": plugin()},
+            {"filter": PluginSet([("S", 0)])},
+            'plugin "S" does not extend FilterPlugin plugin',
+        ),
         (
             {"F": plugin(filter=lambda s, p, n: SUCCESS)},
             {"filter": PluginSet([("F", 0), ("F", 0)])},

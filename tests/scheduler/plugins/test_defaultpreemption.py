@@ -47,7 +47,7 @@ class Setup:
         self.nodes = infos
         handle = make_handle(infos, self.fake)
         if nominator is not None:
-            handle.extras["nominator"] = nominator
+            handle.nominator = nominator
         self.recorder = handle.recorder
         assert isinstance(self.recorder, FakeRecorder)
         self.fw = Framework(default_profile(), Registry(in_tree_registry()), handle)
@@ -262,12 +262,12 @@ async def test_the_loop_nominates_the_preemptor_keeps_its_room_and_binds_it() ->
     scheduler = build_scheduler(fake, factory, [default_profile()], None, recorder, clock)
     node = make_node("n1", cpu="1")
     fake.seed(NODES, node)
-    scheduler._node_added(node)
+    scheduler.handlers.node_added(node)
     for name in ("low-a", "low-b"):
         [placed] = fake.seed(PODS, make_pod(name, cpu="400m", node_name="n1", priority=0))
-        scheduler._pod_added(placed)
+        scheduler.handlers.pod_added(placed)
     [high] = fake.seed(PODS, make_pod("high", cpu="600m", priority=1000))
-    scheduler._pod_added(high)
+    scheduler.handlers.pod_added(high)
     await schedule_next(scheduler)
 
     [victim] = [a.name for a in fake.filter_actions("delete", "pods")]
@@ -279,9 +279,9 @@ async def test_the_loop_nominates_the_preemptor_keeps_its_room_and_binds_it() ->
     assert scheduler.explain("default", "high")["nominatedNode"] == "n1"  # type: ignore[index]
 
     # what the informers would report: the victim gone (the preemptor backs off), a replacement
-    scheduler._pod_deleted(make_pod(victim, cpu="400m", node_name="n1", priority=0))
+    scheduler.handlers.pod_deleted(make_pod(victim, cpu="400m", node_name="n1", priority=0))
     [replacement] = fake.seed(PODS, make_pod("low-c", cpu="400m", priority=0))
-    scheduler._pod_added(replacement)
+    scheduler.handlers.pod_added(replacement)
     await schedule_next(scheduler)  # the replacement: n1's free room is held for "high"
     assert scheduler.explain("default", "low-c") is not None
     assert not [a for a in fake.filter_actions("create", "pods") if a.name == "low-c"]
@@ -292,7 +292,7 @@ async def test_the_loop_nominates_the_preemptor_keeps_its_room_and_binds_it() ->
 
     nominated = fake.stored(PODS, "default", "high")
     assert nominated is not None and nominated["status"]["nominatedNodeName"] == "n1"
-    scheduler._pod_updated(high, nominated)
+    scheduler.handlers.pod_updated(high, nominated)
     await clock.step(2)  # high's backoff
     scheduler.queue.flush_backoff_q_completed()
     await schedule_next(scheduler)

@@ -145,6 +145,6 @@ def test_volume_binding(
 ) -> None:
     handle = make_handle()
     if claims is not None:
-        handle.extras["pvc_lister"] = lambda namespace, name: claims.get(name)
+        handle.pvc_lister = lambda namespace, name: claims.get(name)
     status = run_filter(VolumeBinding({}, handle), make_pod(pvcs=pvcs), node_info(make_node()))
     assert (status.code, status.message()) == (code, message)
