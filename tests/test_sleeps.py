@@ -41,9 +41,6 @@ LEFT = {
     "tests/nodeagent/e2e/test_streams_kubectl.py::test_port_forward_to_a_closed_port_reports_the_error": (
         "pending: kubectl reports the refused connection on stderr, read only after it exits"
     ),
-    "tests/apiserver/test_rest_kubectl.py::test_watch_streams_changes": (
-        "pending: kubectl's watch must be established before the patches; its stdout is read at the end"
-    ),
     "tests/storage/regressions/test_cacher_semantics.py::"
     "test_modified_out_of_predicate_deleted_carries_previous_object": REGISTER,
     "tests/storage/regressions/test_cacher_watcher_buffer.py::"
