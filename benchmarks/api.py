@@ -20,27 +20,23 @@ where an httpx async client caps near 1.2k. Without wrk, GET and LIST are skippe
 falls back to aiohttp (two processes, ``--creates`` pods; about 25% slower than wrk against
 the baseline). Prints one table (figure, baseline, ratio, goal, met?) with the machine and the
 versions. Figures, not assertions: nothing here fails on speed. ``--tcp-nodelay`` is an
-experiment: it runs the apiserver with TCP_NODELAY on its listening socket (``NODELAY_LAUNCHER``).
+experiment: it runs the apiserver with TCP_NODELAY on its listening socket
+(``api_servers.NODELAY_LAUNCHER``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -55,71 +51,30 @@ from api_clients import (  # noqa: E402 - benchmarks/ is not a package
     PostResult,
     WatchJob,
     WatchResult,
-    WrkResult,
     post_pods,
-    run_wrk,
     warm_up,
     watch_pods,
     write_auth_script,
     write_post_script,
     wrk_path,
 )
-
-from minikube_py.testing.cluster import Cluster, free_port, start_up  # noqa: E402
-
-NAMESPACE, CREATE_NS, WATCH_NS = "default", "bench-create", "bench-watch"
-RBAC = "rbac.authorization.k8s.io"
-PODS = "/api/v1/namespaces/{ns}/pods"
-GET_GOAL, CREATE_GOAL, LIST_GOAL = 0.6, 0.5, 1.5
-# Experiment only (--tcp-nodelay): ``up`` with TCP_NODELAY on the listening socket, which
-# accepted sockets inherit on Linux. Not a fix; shows the figures past the missing NODELAY.
-NODELAY_LAUNCHER = """
-import socket, sys
-import apiserver.app as app
-from minikube_py.cli.main import main
-listen = app.listen
-def nodelay_listen(host, port):
-    sock = listen(host, port)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return sock
-app.listen = nodelay_listen
-sys.exit(main())
-"""
-
-
-@dataclass(frozen=True)
-class Row:
-    scenario: str
-    figure: str
-    baseline: str = ""
-    ratio: float | None = None
-    goal: str = ""
-    met: str = ""
-
-
-@dataclass(frozen=True)
-class Settings:
-    pods: int
-    seconds: int
-    connections: int
-    creates: int
-    watchers: int
-    watch_creates: int
-    store: str
-    tcp_nodelay: bool
-
-
-@dataclass(frozen=True)
-class Targets:
-    """Base URLs and TLS material for the two servers under test."""
-
-    cluster: str
-    baseline: str
-    tls: TLS
-    tmp: Path
-    token: str  # a bearer token allowed everything (wrk cannot present client certificates)
-    auth_script: Path  # a wrk script sending it
-
+from api_report import list_row, machine, print_table, rate_row, wrk_row, yes_no  # noqa: E402
+from api_servers import (  # noqa: E402
+    CREATE_GOAL,
+    CREATE_NS,
+    GET_GOAL,
+    LIST_GOAL,
+    NAMESPACE,
+    PODS,
+    WATCH_NS,
+    Row,
+    Settings,
+    Targets,
+    baseline,
+    bearer_token,
+    cluster,
+    sample,
+)
 
 # orchestration
 
@@ -180,113 +135,6 @@ def run(tmp: Path, s: Settings, pool: ProcessPoolExecutor) -> list[Row]:
                 print(f"  {scenario.__name__} ...", flush=True)
                 rows += scenario(pool, t, s)
     return rows
-
-
-# The apiserver alone is measured: no controllers (their informers and writes are load of
-# their own), and the pods name a scheduler nobody runs (api_clients.pod_manifest).
-BENCH_FLAGS = ("--controllers=", "--nodes", "0")
-
-
-@contextmanager
-def cluster(tmp: Path, s: Settings) -> Iterator[Cluster]:
-    port = free_port()
-    if s.tcp_nodelay:
-        c = start_nodelay(tmp, port, s.store)
-    else:
-        c = start_up(tmp, port, store=s.store, flags=BENCH_FLAGS)
-    try:
-        print(f"cluster ready in {c.wait_ready():.1f}s on {c.url} (store {s.store})", flush=True)
-        with httpx_client(c) as client:
-            for ns in (CREATE_NS, WATCH_NS):
-                client.post("/api/v1/namespaces", json={"metadata": {"name": ns}}).raise_for_status()
-            for ns in (NAMESPACE, CREATE_NS, WATCH_NS):  # as the service-account controller would
-                account = {"metadata": {"name": "default"}}
-                client.post(f"/api/v1/namespaces/{ns}/serviceaccounts", json=account).raise_for_status()
-        yield c
-    finally:
-        c.stop()
-
-
-def start_nodelay(tmp: Path, port: int, store: str) -> Cluster:
-    data_dir, logs = tmp / "data", tmp / "logs"
-    logs.mkdir()
-    args = ["up", "--data-dir", str(data_dir), "--port", str(port), "--store", store, *BENCH_FLAGS]
-    with (logs / "stdout").open("wb") as out, (logs / "stderr").open("wb") as err:
-        process = subprocess.Popen([sys.executable, "-c", NODELAY_LAUNCHER, *args], stdout=out, stderr=err)
-    return Cluster(data_dir, port, process, logs / "stdout", logs / "stderr")
-
-
-def bearer_token(c: Cluster) -> str:
-    """A service-account token bound to cluster-admin (RBAC is on; wrk sends no certificate)."""
-    with httpx_client(c) as client:
-        sa = {"metadata": {"name": "bench"}}
-        client.post(f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts", json=sa).raise_for_status()
-        binding = {
-            "metadata": {"name": "bench-cluster-admin"},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": "cluster-admin",
-            },
-            "subjects": [{"kind": "ServiceAccount", "name": "bench", "namespace": NAMESPACE}],
-        }
-        bindings = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
-        client.post(bindings, json=binding).raise_for_status()
-        request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
-        url = f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts/bench/token"
-        token: str = client.post(url, json=request).raise_for_status().json()["status"]["token"]
-    deadline = time.monotonic() + 10
-    while True:  # the binding reaches the authorizer's cache a moment after it is stored
-        with httpx.Client(base_url=c.url, verify=str(c.ca_file), timeout=10) as client:
-            headers = {"Authorization": f"Bearer {token}"}
-            if client.get(f"{PODS.format(ns=NAMESPACE)}?limit=1", headers=headers).status_code == 200:
-                return token
-        if time.monotonic() > deadline:
-            raise RuntimeError("the benchmark's service account is still forbidden")
-        time.sleep(0.1)
-
-
-def httpx_client(c: Cluster) -> httpx.Client:
-    pki = c.data_dir / "pki"
-    client = c.client(cert=(str(pki / "admin.crt"), str(pki / "admin.key")))
-    client.timeout = httpx.Timeout(60)
-    return client
-
-
-def sample(c: Cluster) -> dict[str, Any]:
-    """One real pod and every resident pod, as the baseline serves them."""
-    with httpx_client(c) as client:
-        items = client.get(PODS.format(ns=NAMESPACE)).raise_for_status().json()["items"]
-        pod = client.get(f"{PODS.format(ns=NAMESPACE)}/{items[len(items) // 2]['metadata']['name']}")
-        return {"pod": pod.raise_for_status().json(), "items": items}
-
-
-@contextmanager
-def baseline(pki: Path, data: Path) -> Iterator[str]:
-    port = free_port()
-    command = [sys.executable, str(Path(__file__).with_name("api_baseline.py")), "--port", str(port)]
-    process = subprocess.Popen([*command, "--pki", str(pki), "--data", str(data)])
-    url = f"https://127.0.0.1:{port}"
-    try:
-        wait_for(url + "/pod", pki / "ca.crt", process)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def wait_for(url: str, ca: Path, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"baseline exited {process.returncode}")
-        try:
-            if httpx.get(url, verify=str(ca), timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"baseline not ready after {timeout}s")
 
 
 # scenarios
@@ -427,107 +275,6 @@ def summarize(posted: PostResult, watched: WatchResult, s: Settings) -> FanOut:
     rate = watched.events / (last - posted.started) if last > posted.started else 0.0
     latencies = [watched.last_seen[n] - t for n, t in posted.sent_at.items() if n in watched.last_seen]
     return FanOut(rate, latencies, f" ({'; '.join(problems)})" if problems else "")
-
-
-RowMaker = Callable[[str, WrkResult, WrkResult], Row]
-
-
-def wrk_row(
-    scenario: str, ours_url: str, base_url: str, s: Settings, make: RowMaker, script: Path | None = None
-) -> list[Row]:
-    label = f"{scenario} (wrk -t2 -c{s.connections})"
-    if wrk_path() is None:
-        return [Row(label, "skipped: wrk not found")]
-    ours, base = (
-        run_wrk(url, threads=2, connections=s.connections, seconds=s.seconds, script=script)
-        for url in (ours_url, base_url)
-    )
-    return [make(label, ours, base)]
-
-
-def rate_row(goal: float) -> RowMaker:
-    """Requests/s; the ratio is ours/baseline and must be at least ``goal``."""
-
-    def make(label: str, ours: WrkResult, base: WrkResult) -> Row:
-        ratio = ours.requests_per_s / base.requests_per_s
-        return Row(
-            label,
-            f"{ours.requests_per_s:,.0f} req/s{wrk_errors(ours)}",
-            f"{base.requests_per_s:,.0f} req/s{wrk_errors(base)}",
-            ratio,
-            f">= {goal}x",
-            yes_no(ratio >= goal),
-        )
-
-    return make
-
-
-def list_row(goal: float | None) -> RowMaker:
-    """Time per LIST (1/throughput: the server builds one at a time) and MB/s; the ratio is of
-    times, so the goal reads "at most ``goal`` times the time of joining cached bytes"."""
-
-    def make(label: str, ours: WrkResult, base: WrkResult) -> Row:
-        if not (ours.requests_per_s and base.requests_per_s):
-            raise RuntimeError(f"{label}: no request completed (ours {ours}, baseline {base})")
-        ours_ms, base_ms = 1000 / ours.requests_per_s, 1000 / base.requests_per_s
-        ratio = ours_ms / base_ms
-        return Row(
-            label,
-            f"{ours_ms:,.1f} ms/LIST, {ours.bytes_per_s / 1e6:,.0f} MB/s{wrk_errors(ours)}",
-            f"{base_ms:,.1f} ms/LIST, {base.bytes_per_s / 1e6:,.0f} MB/s{wrk_errors(base)}",
-            ratio,
-            f"<= {goal}x (time)" if goal else "(time)",
-            yes_no(ratio <= goal) if goal else "",
-        )
-
-    return make
-
-
-def wrk_errors(result: WrkResult) -> str:
-    return f" ({result.errors})" if result.errors else ""
-
-
-def yes_no(ok: bool) -> str:
-    return "yes" if ok else "NO"
-
-
-# output
-
-
-def machine() -> str:
-    versions = ", ".join(
-        f"{name} {version(name)}"
-        for name in ("uvicorn", "starlette", "fastapi", "pydantic", "h11", "aiohttp")
-    )
-    wrk = wrk_path()
-    wrk_version = (
-        subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split("[")[0] if wrk else ""
-    )
-    return (
-        f"machine: {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {platform.platform()}\n"
-        f"python {platform.python_version()}; {versions}; {wrk_version.strip() or 'wrk missing'}\n"
-    )
-
-
-def version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "-"
-
-
-def print_table(rows: list[Row]) -> None:
-    header = ("scenario", "figure", "baseline", "ratio", "goal", "met?")
-    cells = [header] + [
-        (r.scenario, r.figure, r.baseline, "" if r.ratio is None else f"{r.ratio:.2f}x", r.goal, r.met)
-        for r in rows
-    ]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    print()
-    for i, row in enumerate(cells):
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ some file's path under the README's directory.
 
 from __future__ import annotations
 
+import os
 import re
-import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -17,8 +17,13 @@ NAMED = re.compile(r"`([A-Za-z0-9_./-]+\.py)`")
 
 
 def tracked_files() -> list[str]:
-    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return listed.stdout.split()
+    """The repository's files, as paths from its root (virtualenvs, caches and dot dirs aside)."""
+    skip = {"node_modules", "__pycache__"}
+    found = []
+    for directory, subdirectories, files in os.walk(ROOT):
+        subdirectories[:] = [d for d in subdirectories if d not in skip and not d.startswith(".")]
+        found += [os.path.relpath(os.path.join(directory, f), ROOT) for f in files]
+    return found
 
 
 def missing_names(readme: str, text: str, files: list[str]) -> list[str]:

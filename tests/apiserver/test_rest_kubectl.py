@@ -209,11 +209,18 @@ def test_watch_streams_changes(cluster: Cluster) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)  # let the watch start before changing the object
+    # kubectl prints the object it listed, then watches from the list's resourceVersion: once
+    # the first object is out, every later change reaches the watch.
+    assert watcher.stdout is not None
+    first = []
+    while (line := watcher.stdout.readline()) and line.rstrip("\n") != "}":
+        first.append(line)
+    first.append(line)
     for n in ("1", "2"):
         patch = json.dumps({"data": {"n": n}})
         subprocess.run([*cmd, "patch", "cm", name, "-p", patch], check=True, capture_output=True)
-    out, err = watcher.communicate(timeout=15)
+    rest, err = watcher.communicate(timeout=15)
+    out = "".join(first) + rest
     decoder, seen, index = json.JSONDecoder(), [], 0
     text = out.strip()
     while index < len(text):

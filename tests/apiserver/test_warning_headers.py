@@ -8,6 +8,7 @@ import ssl
 import subprocess
 
 import httpx
+import pytest
 
 from apiserver.endpoints.warningheaders import (
     TRUNCATE_AT_TOTAL_RUNES,
@@ -83,6 +84,7 @@ async def test_a_non_latin1_unknown_field_on_create_is_201_with_its_warning(
         assert patched.headers.get_list("warning") == ['299 - "unknown field \\"ещё\\""']
 
 
+@pytest.mark.e2e
 async def test_kubectl_prints_the_utf8_warning(https_api: RunningApiserver) -> None:
     manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shown\nключ: 1\n"
     cache = https_api.kubeconfig.parent / "kube-cache"  # never the user's ~/.kube

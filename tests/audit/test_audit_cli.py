@@ -130,6 +130,7 @@ def test_apiserver_flags_build_the_audit_config(tmp_path: Path) -> None:
         (["--audit-log-path", "{dir}/file/audit.log"], "cannot open audit log {dir}/file/audit.log"),
     ],
 )
+@pytest.mark.e2e
 def test_bad_audit_flags_are_one_line_and_exit_2(tmp_path: Path, flags: list[str], message: str) -> None:
     (tmp_path / "empty.yaml").write_text("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n")
     (tmp_path / "file").write_text("not a directory")

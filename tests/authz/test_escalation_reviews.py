@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from apiserver.bootstrap.aggregation import sync
+from apiserver.storage.interface import ListOptions
 from tests.authz.conftest import Cluster
 from tests.authz.helpers import CLUSTER_ROLES, RBAC, ROLE_BINDINGS, ROLES, binding, role, rule
+from tests.waiting import eventually
 
 PODS = "/api/v1/namespaces/default/pods"
 AUTHZ = "/apis/authorization.k8s.io/v1"
@@ -169,7 +169,12 @@ async def test_aggregated_cluster_roles_collect_labeled_rules(cluster: Cluster) 
         extra = role("crontabs", rule(["get"], ["crontabs"], ("example.com",)), kind="ClusterRole")
         extra["metadata"]["labels"] = {"rbac.authorization.k8s.io/aggregate-to-view": "true"}
         await admin.post(CLUSTER_ROLES, json=extra)
-        await asyncio.sleep(0.05)
+
+        async def cached() -> bool:  # sync lists from the watch cache (resourceVersion 0)
+            listed = await store.list("", ListOptions(resource_version="0"))
+            return any(r["metadata"]["name"] == extra["metadata"]["name"] for r in listed.items)
+
+        await eventually(cached, "the watch cache to hold the new ClusterRole")
         await sync(store)
         for name in ("view", "edit", "admin"):
             rules = (await admin.get(f"{CLUSTER_ROLES}/{name}")).json()["rules"]

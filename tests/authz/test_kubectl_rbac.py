@@ -18,6 +18,8 @@ from minikube_py.pki import (
 )
 from tests.cluster import KUBECTL, Cluster, free_port, kubectl, start
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:

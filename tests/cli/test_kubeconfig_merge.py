@@ -79,6 +79,7 @@ def kubectl_config(home: Path, kubeconfig: str | None, *args: str) -> subprocess
     return subprocess.run([KUBECTL, "config", *args], capture_output=True, text=True, env=env, timeout=30)
 
 
+@pytest.mark.e2e
 def test_merge_into_a_missing_file_creates_it_private(pki: ClusterPKI, tmp_path: Path) -> None:
     path = default_kubeconfig_path({"HOME": str(tmp_path)})
     assert path == tmp_path / ".kube" / "config"
@@ -101,6 +102,7 @@ def test_merge_into_a_missing_file_creates_it_private(pki: ClusterPKI, tmp_path:
     assert base64.b64decode(user["client-key-data"]) == pki.admin.key.read_bytes()
 
 
+@pytest.mark.e2e
 def test_merge_keeps_other_entries_and_keys_and_switches_current_context(
     pki: ClusterPKI, tmp_path: Path
 ) -> None:
@@ -237,6 +239,7 @@ def test_a_symlinked_kubeconfig_is_written_through_the_link(pki: ClusterPKI, tmp
         "dup",
     ],
 )
+@pytest.mark.e2e
 def test_the_target_is_the_file_kubectl_writes_to(
     tmp_path: Path, kubeconfig: str | None, existing: list[str], target: str
 ) -> None:
@@ -257,6 +260,7 @@ def test_the_target_is_the_file_kubectl_writes_to(
     assert written == [tmp_path / target]
 
 
+@pytest.mark.e2e
 def test_with_several_paths_kubectl_sees_the_merged_context_and_the_others(
     pki: ClusterPKI, tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nodeagent import logs
+from tests.waiting import eventually
 
 BASE_NS = 1_800_000_000 * 1_000_000_000
 
@@ -76,12 +77,12 @@ async def test_follow_yields_new_lines_across_rotation(tmp_path: Path) -> None:
             received.append(chunk)
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.05)
+    await eventually(lambda: b"".join(received) == b"before\n", "the follower to read the first line")
     for i in range(12):  # enough to rotate several times
         writer.write("stdout", f"after-{i:02d}-{'x' * 40}\n".encode())
         await asyncio.sleep(0.02)
     writer.close()
-    await asyncio.sleep(0.05)
+    await eventually(lambda: b"".join(received).count(b"\n") == 13, "the follower to read every line")
     done = True
     await asyncio.wait_for(task, 2)
     text = b"".join(received)

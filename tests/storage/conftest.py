@@ -12,7 +12,7 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -92,11 +92,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize ``kv`` over the backends, and ``store`` paired with its ``kv`` backend."""
     if "store" not in metafunc.fixturenames:
         if "kv" in metafunc.fixturenames:
-            metafunc.parametrize("kv", KV_BACKENDS, indirect=True)
+            metafunc.parametrize("kv", [backend(b, b) for b in KV_BACKENDS], indirect=True)
     else:
         metafunc.parametrize(
             "kv,store",
-            [(b, f"{b}-{m}") for b in KV_BACKENDS for m in ("direct", "cacher")],
+            [backend(b, b, f"{b}-{m}") for b in KV_BACKENDS for m in ("direct", "cacher")],
             indirect=True,
-            ids=[f"{b}-{m}" for b in KV_BACKENDS for m in ("direct", "cacher")],
         )
+
+
+def backend(name: str, *values: str) -> Any:
+    """One parameter set; the etcd ones start a real etcd, so they are ``e2e``."""
+    return pytest.param(*values, id=values[-1], marks=[pytest.mark.e2e] if name == "etcd" else [])

@@ -32,6 +32,8 @@ from apiserver.storage.kv import Event, EventType, WatchBatch
 from apiserver.storage.objects import KVObjectStorage
 from apiserver.storage.testing.etcdserver import EtcdCluster, EtcdServer
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 async def etcd(etcd_server: EtcdServer) -> AsyncIterator[EtcdKV]:

@@ -3,12 +3,13 @@ certificate is signed by a test CA given as ``caBundle``."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import time
 import uuid
 from typing import Any
 
+from apiserver.storage.interface import ListOptions
+from tests.waiting import eventually
 from tests.webhook.conftest import Served, hook, install, pod
 from tests.webhook_server import Raw, WebhookServer, allow, deny, patch, slow
 
@@ -279,7 +280,17 @@ async def test_service_reference_goes_through_the_endpoints(served: Served, webh
         "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": webhook.port}]}],
     }
     assert (await api.post("/api/v1/namespaces/webhooks/endpoints", json=endpoints)).status_code == 201
-    await asyncio.sleep(0.05)  # the watch caches
+
+    async def cached() -> bool:  # the webhook resolves the service through the watch caches
+        found = []
+        for resource in ("services", "endpoints"):
+            store = served.catalog.store("", "v1", resource)
+            assert store is not None
+            listed = await store.list("webhooks", ListOptions(resource_version="0"))
+            found.append(any(o["metadata"]["name"] == "hooks" for o in listed.items))
+        return all(found)
+
+    await eventually(cached, "the watch caches to hold the service and its endpoints")
     config = {
         "service": {"name": "hooks", "namespace": "webhooks", "path": "/svc"},
         "caBundle": webhook.ca_bundle,

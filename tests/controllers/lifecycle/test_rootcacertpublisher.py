@@ -225,6 +225,7 @@ def test_root_ca_file_flag_reaches_the_manager_options(tmp_path: Path) -> None:
     assert manager_options(parse(), None).root_ca is None  # the kubeconfig's CA, read when starting
 
 
+@pytest.mark.e2e
 def test_a_bad_root_ca_file_is_a_usage_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.crt"
     bad.write_text("nope")

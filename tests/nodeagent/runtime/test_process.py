@@ -20,6 +20,7 @@ from nodeagent import logs
 from nodeagent.images import default_command
 from nodeagent.runtime.interface import ContainerConfig, ContainerState, Mount, PodSandboxConfig, Resources
 from nodeagent.runtime.process import ProcessRuntime
+from tests.waiting import eventually
 
 
 @pytest.fixture
@@ -104,8 +105,7 @@ async def test_stop_kills_the_whole_process_group(runtime: ProcessRuntime, tmp_p
     [grandchild] = host_pids(["sleep", seconds])
     assert alive(grandchild)
     await runtime.stop_container(cid, 2)
-    await asyncio.sleep(0.2)
-    assert not alive(grandchild)
+    await eventually(lambda: not alive(grandchild), f"grandchild {grandchild} to be gone", timeout=2)
 
 
 def host_pids(argv: list[str]) -> list[int]:
