@@ -150,11 +150,11 @@ class Pod(TypeMeta):
     """A collection of containers that run together on a host, created by clients and scheduled
     onto hosts."""
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: PodSpec | None = None
+    spec: PodSpec | None = tag(2, "omitempty")
     """Desired behaviour of the pod."""
-    status: PodStatus | None = None
+    status: PodStatus | None = tag(3, "omitempty")
     """Most recently observed status of the pod. Read-only."""
 
 

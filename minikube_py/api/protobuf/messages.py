@@ -8,8 +8,9 @@ generator, ``auth can-i`` (SelfSubjectAccessReview; ``--list``: SelfSubjectRules
 (SelfSubjectReview, in all three versions) and ``create token`` (TokenRequest). A few relatives cost
 nothing more and serve other protobuf clients: SubjectAccessReview, LocalSubjectAccessReview,
 TokenReview and Eviction (kubectl's drain still sends JSON), and what client-go's typed clients send
-to subresources: Binding (a scheduler), Scale (``UpdateScale``). A kind whose model is fully tagged
-must be listed here (the guard test ``tests/api/test_field_tags.py`` checks both ways).
+to subresources: Binding (a scheduler), Scale (``UpdateScale``), and Pod (client-go's typed
+``Pods().Create``). A kind whose model is fully tagged must be listed here (the guard test
+``tests/api/test_field_tags.py`` checks both ways).
 
 ``DeleteOptions`` is not a kind here: upstream decodes it in any group version (an unversioned kind
 of its option scheme), so DELETE bodies look it up by name (``apiserver/endpoints/body.py``).
@@ -47,6 +48,7 @@ DECODABLE: dict[tuple[str, str], type[K8sModel]] = {
     ("v1", "ServiceAccount"): core_objects.ServiceAccount,
     ("v1", "Service"): core_service.Service,
     ("v1", "ResourceQuota"): core_objects.ResourceQuota,
+    ("v1", "Pod"): core_pod.Pod,
     ("apps/v1", "Deployment"): apps_deployment.Deployment,
     ("batch/v1", "Job"): batch.Job,
     ("batch/v1", "CronJob"): batch.CronJob,
