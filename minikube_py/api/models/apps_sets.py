@@ -16,10 +16,10 @@ OPENAPI_PACKAGE = "io.k8s.api.apps.v1"
 class RollingUpdateDaemonSet(K8sModel):
     """How fast a DaemonSet rolling update replaces pods."""
 
-    max_unavailable: IntOrString | None = None
+    max_unavailable: IntOrString | None = tag(1, "*", "omitempty")
     """Maximum number (or percentage) of nodes whose daemon pod may be unavailable during the
     update. Defaults to 1."""
-    max_surge: IntOrString | None = None
+    max_surge: IntOrString | None = tag(2, "*", "omitempty")
     """Maximum number (or percentage) of nodes that may run an extra, updated daemon pod during
     the update. Defaults to 0."""
 
@@ -27,9 +27,9 @@ class RollingUpdateDaemonSet(K8sModel):
 class DaemonSetUpdateStrategy(K8sModel):
     """How a DaemonSet replaces its pods."""
 
-    type: Annotated[str, OneOf("OnDelete", "RollingUpdate")] | None = None
+    type: Annotated[str, OneOf("OnDelete", "RollingUpdate")] | None = tag(1, "omitempty")
     """Type of update. Defaults to ``RollingUpdate``."""
-    rolling_update: RollingUpdateDaemonSet | None = None
+    rolling_update: RollingUpdateDaemonSet | None = tag(2, "*", "omitempty")
     """Rolling update parameters; only when ``type`` is ``RollingUpdate``."""
 
 
@@ -38,15 +38,15 @@ class DaemonSetSpec(K8sModel):
 
     required_fields = ("selector", "template")
 
-    selector: LabelSelector | None = None
+    selector: LabelSelector | None = tag(1, "*")
     """Label query over the pods the daemon set manages; must match the template's labels."""
-    template: PodTemplateSpec | None = None
+    template: PodTemplateSpec | None = tag(2)
     """The pod created on every eligible node."""
-    update_strategy: DaemonSetUpdateStrategy | None = None
+    update_strategy: DaemonSetUpdateStrategy | None = tag(3, "omitempty")
     """How existing pods are replaced with new ones."""
-    min_ready_seconds: Int32 | None = None
+    min_ready_seconds: Int32 | None = tag(4, "omitempty")
     """Seconds a new pod must be ready to count as available. Defaults to 0."""
-    revision_history_limit: Int32 | None = None
+    revision_history_limit: Int32 | None = tag(6, "*", "omitempty")
     """Number of old history entries kept to allow rollback. Defaults to 10."""
 
 
@@ -55,15 +55,15 @@ class DaemonSetCondition(K8sModel):
 
     required_fields = ("type", "status")
 
-    type: str | None = None
+    type: str | None = tag(1)
     """Type of the condition."""
-    status: str | None = None
+    status: str | None = tag(2)
     """``True``, ``False`` or ``Unknown``."""
-    last_transition_time: Time | None = None
+    last_transition_time: Time | None = tag(3, "omitempty")
     """Last time the condition changed from one status to another."""
-    reason: str | None = None
+    reason: str | None = tag(4, "omitempty")
     """The reason for the last transition."""
-    message: str | None = None
+    message: str | None = tag(5, "omitempty")
     """Human-readable details of the last transition."""
 
 
@@ -77,36 +77,36 @@ class DaemonSetStatus(K8sModel):
         "numberReady",
     )
 
-    current_number_scheduled: Int32 | None = None
+    current_number_scheduled: Int32 | None = tag(1)
     """Nodes running at least one daemon pod that are supposed to."""
-    number_misscheduled: Int32 | None = None
+    number_misscheduled: Int32 | None = tag(2)
     """Nodes running the daemon pod that are not supposed to."""
-    desired_number_scheduled: Int32 | None = None
+    desired_number_scheduled: Int32 | None = tag(3)
     """Nodes that should be running the daemon pod."""
-    number_ready: Int32 | None = None
+    number_ready: Int32 | None = tag(4)
     """Nodes that should run the daemon pod and have one or more of it ready."""
-    observed_generation: Int64 | None = None
+    observed_generation: Int64 | None = tag(5, "omitempty")
     """The most recent generation observed by the daemon set controller."""
-    updated_number_scheduled: Int32 | None = None
+    updated_number_scheduled: Int32 | None = tag(6, "omitempty")
     """Nodes running an updated daemon pod."""
-    number_available: Int32 | None = None
+    number_available: Int32 | None = tag(7, "omitempty")
     """Nodes whose daemon pod is available (ready for ``minReadySeconds``)."""
-    number_unavailable: Int32 | None = None
+    number_unavailable: Int32 | None = tag(8, "omitempty")
     """Nodes that should run the daemon pod and have none available."""
-    collision_count: Int32 | None = None
+    collision_count: Int32 | None = tag(9, "*", "omitempty")
     """Count of hash collisions, used to name the newest ControllerRevision."""
-    conditions: list[DaemonSetCondition] | None = tag(merge_key="type")
+    conditions: list[DaemonSetCondition] | None = tag(10, "omitempty", merge_key="type")
     """The latest available observations of the daemon set's state."""
 
 
 class DaemonSet(TypeMeta):
     """Runs a copy of a pod on every eligible node."""
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: DaemonSetSpec | None = None
+    spec: DaemonSetSpec | None = tag(2, "omitempty")
     """The desired behaviour of the daemon set."""
-    status: DaemonSetStatus | None = None
+    status: DaemonSetStatus | None = tag(3, "omitempty")
     """The current status of the daemon set."""
 
 

@@ -1,4 +1,5 @@
-"""A Pod decodes whole, status included: client-go's typed ``Pods().Create`` sends protobuf."""
+"""Pods, ReplicaSets and DaemonSets decode whole, status included (client-go's typed
+clients send protobuf)."""
 
 from __future__ import annotations
 
@@ -79,4 +80,34 @@ def test_an_empty_pod_renders_what_go_always_writes() -> None:
         "metadata": {},
         "spec": {"containers": None},
         "status": {},
+    }
+
+
+def test_an_empty_daemon_set_renders_what_go_always_writes() -> None:
+    assert decode_object(envelope("apps/v1", "DaemonSet", T["DaemonSet"]().SerializeToString())) == {
+        "kind": "DaemonSet",
+        "apiVersion": "apps/v1",
+        "metadata": {},
+        "spec": {
+            "selector": None,  # a pointer without omitempty
+            "template": {"metadata": {}, "spec": {"containers": None}},
+            "updateStrategy": {},  # omitempty never drops a struct
+        },
+        "status": {
+            "currentNumberScheduled": 0,
+            "numberMisscheduled": 0,
+            "desiredNumberScheduled": 0,
+            "numberReady": 0,
+        },
+    }
+
+
+def test_a_replica_set_keeps_an_explicit_zero() -> None:
+    body = T["ReplicaSet"](spec=T["ReplicaSetSpec"](replicas=0)).SerializeToString()
+    assert decode_object(envelope("apps/v1", "ReplicaSet", body)) == {
+        "kind": "ReplicaSet",
+        "apiVersion": "apps/v1",
+        "metadata": {},
+        "spec": {"replicas": 0, "selector": None, "template": {"metadata": {}, "spec": {"containers": None}}},
+        "status": {"replicas": 0},
     }

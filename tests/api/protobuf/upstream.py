@@ -255,6 +255,10 @@ TABLE: Table = {
     ],
     "ScaleSpec": [(1, "replicas", OPT, I32)],
     "ScaleStatus": [(1, "replicas", OPT, I32), (2, "selector", OPT, S)],
+    # apps/v1 DaemonSet and ReplicaSet
+    "DaemonSet": [(1, "metadata", OPT, "ObjectMeta")],
+    "ReplicaSet": [(1, "metadata", OPT, "ObjectMeta"), (2, "spec", OPT, "ReplicaSetSpec")],
+    "ReplicaSetSpec": [(1, "replicas", OPT, I32)],
     # core/v1 Pod and its status
     "Pod": [(1, "metadata", OPT, "ObjectMeta"), (2, "spec", OPT, "PodSpec"), (3, "status", OPT, "PodStatus")],
     "PodStatus": [
