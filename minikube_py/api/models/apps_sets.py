@@ -113,35 +113,35 @@ class DaemonSet(TypeMeta):
 class RollingUpdateStatefulSetStrategy(K8sModel):
     """Parameters of a StatefulSet rolling update."""
 
-    partition: Int32 | None = None
+    partition: Int32 | None = tag(1, "*", "omitempty")
     """Pods with an ordinal at or above the partition are updated; the others keep their
     version. Defaults to 0."""
-    max_unavailable: IntOrString | None = None
+    max_unavailable: IntOrString | None = tag(2, "*", "omitempty")
     """Maximum number (or percentage) of pods that can be unavailable during the update."""
 
 
 class StatefulSetUpdateStrategy(K8sModel):
     """How a StatefulSet updates its pods."""
 
-    type: Annotated[str, OneOf("OnDelete", "RollingUpdate")] | None = None
+    type: Annotated[str, OneOf("OnDelete", "RollingUpdate")] | None = tag(1, "omitempty")
     """Type of update. Defaults to ``RollingUpdate``."""
-    rolling_update: RollingUpdateStatefulSetStrategy | None = None
+    rolling_update: RollingUpdateStatefulSetStrategy | None = tag(2, "*", "omitempty")
     """Rolling update parameters; only when ``type`` is ``RollingUpdate``."""
 
 
 class StatefulSetPersistentVolumeClaimRetentionPolicy(K8sModel):
     """What happens to claims created from ``volumeClaimTemplates``."""
 
-    when_deleted: Annotated[str, OneOf("Delete", "Retain")] | None = None
+    when_deleted: Annotated[str, OneOf("Delete", "Retain")] | None = tag(1, "omitempty")
     """What happens to the claims when the StatefulSet is deleted. Defaults to ``Retain``."""
-    when_scaled: Annotated[str, OneOf("Delete", "Retain")] | None = None
+    when_scaled: Annotated[str, OneOf("Delete", "Retain")] | None = tag(2, "omitempty")
     """What happens to the claims of pods removed by a scale down. Defaults to ``Retain``."""
 
 
 class StatefulSetOrdinals(K8sModel):
     """How replica indices are numbered."""
 
-    start: Int32 | None = None
+    start: Int32 | None = tag(1)
     """The first replica index. Defaults to 0."""
 
 
@@ -150,28 +150,30 @@ class StatefulSetSpec(K8sModel):
 
     required_fields = ("selector", "template")
 
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(1, "*", "omitempty")
     """Desired number of replicas. Defaults to 1."""
-    selector: LabelSelector | None = None
+    selector: LabelSelector | None = tag(2, "*")
     """Label query over the pods that count as replicas; must match the template's labels."""
-    template: PodTemplateSpec | None = None
+    template: PodTemplateSpec | None = tag(3)
     """The pods created; each gets a unique, stable identity."""
-    volume_claim_templates: list[PersistentVolumeClaim] | None = None
+    volume_claim_templates: list[PersistentVolumeClaim] | None = tag(4, "omitempty")
     """Claims every pod may reference; each pod gets its own claim per template."""
-    service_name: str | None = None
+    service_name: str | None = tag(5)
     """Name of the service governing the set, which gives the pods their network identity."""
-    pod_management_policy: Annotated[str, OneOf("OrderedReady", "Parallel")] | None = None
+    pod_management_policy: Annotated[str, OneOf("OrderedReady", "Parallel")] | None = tag(6, "omitempty")
     """How pods are created on scale up and removed on scale down. Defaults to
     ``OrderedReady``."""
-    update_strategy: StatefulSetUpdateStrategy | None = None
+    update_strategy: StatefulSetUpdateStrategy | None = tag(7, "omitempty")
     """How pods are updated when the template changes."""
-    revision_history_limit: Int32 | None = None
+    revision_history_limit: Int32 | None = tag(8, "*", "omitempty")
     """Number of revisions kept in the history. Defaults to 10."""
-    min_ready_seconds: Int32 | None = None
+    min_ready_seconds: Int32 | None = tag(9, "omitempty")
     """Seconds a new pod must be ready to count as available. Defaults to 0."""
-    persistent_volume_claim_retention_policy: StatefulSetPersistentVolumeClaimRetentionPolicy | None = None
+    persistent_volume_claim_retention_policy: StatefulSetPersistentVolumeClaimRetentionPolicy | None = tag(
+        10, "*", "omitempty"
+    )
     """Lifecycle of the claims created from ``volumeClaimTemplates``."""
-    ordinals: StatefulSetOrdinals | None = None
+    ordinals: StatefulSetOrdinals | None = tag(11, "*", "omitempty")
     """Numbering of the replicas."""
 
 
@@ -180,15 +182,15 @@ class StatefulSetCondition(K8sModel):
 
     required_fields = ("type", "status")
 
-    type: str | None = None
+    type: str | None = tag(1)
     """Type of the condition."""
-    status: str | None = None
+    status: str | None = tag(2)
     """``True``, ``False`` or ``Unknown``."""
-    last_transition_time: Time | None = None
+    last_transition_time: Time | None = tag(3, "omitempty")
     """Last time the condition changed from one status to another."""
-    reason: str | None = None
+    reason: str | None = tag(4, "omitempty")
     """The reason for the last transition."""
-    message: str | None = None
+    message: str | None = tag(5, "omitempty")
     """Human-readable details of the last transition."""
 
 
@@ -197,34 +199,34 @@ class StatefulSetStatus(K8sModel):
 
     required_fields = ("replicas",)
 
-    observed_generation: Int64 | None = None
+    observed_generation: Int64 | None = tag(1, "omitempty")
     """The most recent generation observed for the set."""
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(2)
     """Number of pods created by the controller."""
-    ready_replicas: Int32 | None = None
+    ready_replicas: Int32 | None = tag(3, "omitempty")
     """Pods with a Ready condition."""
-    current_replicas: Int32 | None = None
+    current_replicas: Int32 | None = tag(4, "omitempty")
     """Pods at the version of ``currentRevision``."""
-    updated_replicas: Int32 | None = None
+    updated_replicas: Int32 | None = tag(5, "omitempty")
     """Pods at the version of ``updateRevision``."""
-    current_revision: str | None = None
+    current_revision: str | None = tag(6, "omitempty")
     """Revision of the pods with ordinals below ``currentReplicas``."""
-    update_revision: str | None = None
+    update_revision: str | None = tag(7, "omitempty")
     """Revision of the pods with ordinals from ``replicas - updatedReplicas`` up."""
-    collision_count: Int32 | None = None
+    collision_count: Int32 | None = tag(9, "*", "omitempty")
     """Count of hash collisions, used to name the newest ControllerRevision."""
-    conditions: list[StatefulSetCondition] | None = tag(merge_key="type")
+    conditions: list[StatefulSetCondition] | None = tag(10, "omitempty", merge_key="type")
     """The latest available observations of the set's state."""
-    available_replicas: Int32 | None = None
+    available_replicas: Int32 | None = tag(11)
     """Pods ready for at least ``minReadySeconds``."""
 
 
 class StatefulSet(TypeMeta):
     """A set of pods with consistent identities: stable network names and storage."""
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: StatefulSetSpec | None = None
+    spec: StatefulSetSpec | None = tag(2, "omitempty")
     """The desired identities of the pods in the set."""
-    status: StatefulSetStatus | None = None
+    status: StatefulSetStatus | None = tag(3, "omitempty")
     """The current status of the pods; may lag behind the actual state."""

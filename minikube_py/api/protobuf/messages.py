@@ -8,8 +8,8 @@ generator, ``auth can-i`` (SelfSubjectAccessReview; ``--list``: SelfSubjectRules
 (SelfSubjectReview, in all three versions) and ``create token`` (TokenRequest). A few relatives cost
 nothing more and serve other protobuf clients: SubjectAccessReview, LocalSubjectAccessReview,
 TokenReview and Eviction (kubectl's drain still sends JSON), what client-go's typed clients send
-to subresources: Binding (a scheduler), Scale (``UpdateScale``), and the Pods, ReplicaSets and
-DaemonSets of client-go's typed ``Create`` (StatefulSet is not tagged yet). A kind whose model is
+to subresources: Binding (a scheduler), Scale (``UpdateScale``), and the Pods and workloads of
+client-go's typed ``Create`` (ReplicaSet, DaemonSet, StatefulSet). A kind whose model is
 fully tagged must be listed here (the guard test ``tests/api/test_field_tags.py`` checks both ways).
 
 ``DeleteOptions`` is not a kind here: upstream decodes it in any group version (an unversioned kind
@@ -53,6 +53,7 @@ DECODABLE: dict[tuple[str, str], type[K8sModel]] = {
     ("apps/v1", "Deployment"): apps_deployment.Deployment,
     ("apps/v1", "ReplicaSet"): apps_deployment.ReplicaSet,
     ("apps/v1", "DaemonSet"): apps_sets.DaemonSet,
+    ("apps/v1", "StatefulSet"): apps_sets.StatefulSet,
     ("batch/v1", "Job"): batch.Job,
     ("batch/v1", "CronJob"): batch.CronJob,
     (_AUTHZ, "SelfSubjectAccessReview"): authorization.SelfSubjectAccessReview,

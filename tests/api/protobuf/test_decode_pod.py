@@ -1,4 +1,4 @@
-"""Pods, ReplicaSets and DaemonSets decode whole, status included (client-go's typed
+"""Pods and the workloads decode whole, status included (client-go's typed
 clients send protobuf)."""
 
 from __future__ import annotations
@@ -110,4 +110,19 @@ def test_a_replica_set_keeps_an_explicit_zero() -> None:
         "metadata": {},
         "spec": {"replicas": 0, "selector": None, "template": {"metadata": {}, "spec": {"containers": None}}},
         "status": {"replicas": 0},
+    }
+
+
+def test_an_empty_stateful_set_renders_what_go_always_writes() -> None:
+    assert decode_object(envelope("apps/v1", "StatefulSet", T["StatefulSet"]().SerializeToString())) == {
+        "kind": "StatefulSet",
+        "apiVersion": "apps/v1",
+        "metadata": {},
+        "spec": {
+            "selector": None,
+            "template": {"metadata": {}, "spec": {"containers": None}},
+            "serviceName": "",
+            "updateStrategy": {},
+        },
+        "status": {"replicas": 0, "availableReplicas": 0},
     }

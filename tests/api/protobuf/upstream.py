@@ -255,8 +255,9 @@ TABLE: Table = {
     ],
     "ScaleSpec": [(1, "replicas", OPT, I32)],
     "ScaleStatus": [(1, "replicas", OPT, I32), (2, "selector", OPT, S)],
-    # apps/v1 DaemonSet and ReplicaSet
+    # apps/v1 DaemonSet, StatefulSet and ReplicaSet
     "DaemonSet": [(1, "metadata", OPT, "ObjectMeta")],
+    "StatefulSet": [(1, "metadata", OPT, "ObjectMeta")],
     "ReplicaSet": [(1, "metadata", OPT, "ObjectMeta"), (2, "spec", OPT, "ReplicaSetSpec")],
     "ReplicaSetSpec": [(1, "replicas", OPT, I32)],
     # core/v1 Pod and its status
