@@ -144,3 +144,22 @@ async def test_protobuf_scale_update(api: httpx.AsyncClient) -> None:
     )
     assert scaled_down.status_code == 200, scaled_down.text
     assert scaled_down.json()["spec"]["replicas"] == 0  # omitempty: absent on the wire is 0
+
+
+async def test_protobuf_pod_create(api: httpx.AsyncClient) -> None:
+    # client-go's typed Pods().Create sends protobuf; once answered 415, now decoded whole
+    # (status included: strict field validation would refuse a key the decoder invented).
+    body = T["Pod"](
+        metadata=T["ObjectMeta"](name="proto-pod"),
+        spec=T["PodSpec"](containers=[T["Container"](name="c", image="busybox")]),
+        status=T["PodStatus"](phase="Pending"),
+    )
+    created = await api.post(
+        f"{NS}/pods?fieldValidation=Strict",
+        content=envelope("v1", "Pod", body.SerializeToString()),
+        headers=PROTOBUF,
+    )
+    assert created.status_code == 201, created.text
+    got = created.json()
+    assert got["spec"]["containers"][0]["image"] == "busybox"
+    assert got["status"]["phase"] == "Pending"

@@ -15,6 +15,11 @@ Derived from the models, for every kind alike:
   fields without ``omitempty``) that are strings, numbers or booleans get their zero value when
   missing. Lists (Go writes ``null`` for a nil slice) and timestamps (``null`` when zero) are
   left alone, as are ``spec`` fields, which validation requires on write.
+
+The field tags (``tags.py``) carry the same Go facts (no ``"*"``, no ``omitempty``) but only for
+the models that have a protobuf message; the status models this matters most for (Pod, Node,
+ReplicaSet...) have none yet, so ``required_fields`` stays the source here. Once they are tagged,
+"not a pointer and not omitempty" can replace ``required_fields`` for the zero values.
 """
 
 from __future__ import annotations

@@ -121,13 +121,13 @@ class ReplicaSetSpec(K8sModel):
 
     required_fields = ("selector",)
 
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(1, "*", "omitempty")
     """Number of desired pods. Defaults to 1."""
-    min_ready_seconds: Int32 | None = None
+    min_ready_seconds: Int32 | None = tag(4, "omitempty")
     """Seconds a new pod must be ready to count as available. Defaults to 0."""
-    selector: LabelSelector | None = None
+    selector: LabelSelector | None = tag(2, "*")
     """Label query over the pods that count as replicas; must match the template's labels."""
-    template: PodTemplateSpec | None = None
+    template: PodTemplateSpec | None = tag(3, "omitempty")
     """The pods created when too few replicas are found."""
 
 
@@ -136,15 +136,15 @@ class ReplicaSetCondition(K8sModel):
 
     required_fields = ("type", "status")
 
-    type: str | None = None
+    type: str | None = tag(1)
     """Type of the condition, such as ``ReplicaFailure``."""
-    status: str | None = None
+    status: str | None = tag(2)
     """``True``, ``False`` or ``Unknown``."""
-    last_transition_time: Time | None = None
+    last_transition_time: Time | None = tag(3, "omitempty")
     """Last time the condition changed from one status to another."""
-    reason: str | None = None
+    reason: str | None = tag(4, "omitempty")
     """The reason for the last transition."""
-    message: str | None = None
+    message: str | None = tag(5, "omitempty")
     """Human-readable details of the last transition."""
 
 
@@ -153,19 +153,19 @@ class ReplicaSetStatus(K8sModel):
 
     required_fields = ("replicas",)
 
-    replicas: Int32 | None = None
+    replicas: Int32 | None = tag(1)
     """Most recently observed number of non-terminating pods."""
-    fully_labeled_replicas: Int32 | None = None
+    fully_labeled_replicas: Int32 | None = tag(2, "omitempty")
     """Non-terminating pods whose labels match the template's."""
-    ready_replicas: Int32 | None = None
+    ready_replicas: Int32 | None = tag(4, "omitempty")
     """Non-terminating pods with a Ready condition."""
-    available_replicas: Int32 | None = None
+    available_replicas: Int32 | None = tag(5, "omitempty")
     """Non-terminating pods ready for at least ``minReadySeconds``."""
-    terminating_replicas: Int32 | None = None
+    terminating_replicas: Int32 | None = tag(7, "*", "omitempty")
     """Terminating pods of the replica set."""
-    observed_generation: Int64 | None = None
+    observed_generation: Int64 | None = tag(3, "omitempty")
     """The generation of the most recently observed ReplicaSet."""
-    conditions: list[ReplicaSetCondition] | None = tag(merge_key="type")
+    conditions: list[ReplicaSetCondition] | None = tag(6, "omitempty", merge_key="type")
     """The latest available observations of the replica set's state."""
 
 
@@ -174,9 +174,9 @@ class ReplicaSet(TypeMeta):
 
     kinds = (Served("apps", "v1", "replicasets", True, ("rs",), ALL_CATEGORY, subresources=(STATUS, SCALE)),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata; its labels may differ from the pod template's."""
-    spec: ReplicaSetSpec | None = None
+    spec: ReplicaSetSpec | None = tag(2, "omitempty")
     """The desired behaviour of the replica set."""
-    status: ReplicaSetStatus | None = None
+    status: ReplicaSetStatus | None = tag(3, "omitempty")
     """Most recently observed status of the replica set."""

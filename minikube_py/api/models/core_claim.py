@@ -3,7 +3,7 @@ ephemeral volumes)."""
 
 from __future__ import annotations
 
-from minikube_py.api.models.base import K8sModel, RawObject, ResourceList
+from minikube_py.api.models.base import K8sModel, RawObject, ResourceList, Time
 from minikube_py.api.models.core_refs import TypedLocalObjectReference, TypedObjectReference
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
@@ -45,24 +45,54 @@ class PersistentVolumeClaimSpec(K8sModel):
     """The VolumeAttributesClass used by the claim."""
 
 
+class PersistentVolumeClaimCondition(K8sModel):
+    """The state of a claim at a point in time (message only: the model's ``conditions`` stay
+    free-form JSON)."""
+
+    type: str | None = tag(1)
+    """Type of the condition (``Resizing``, ``FileSystemResizePending``...)."""
+    status: str | None = tag(2)
+    """``True``, ``False`` or ``Unknown``."""
+    last_probe_time: Time | None = tag(3, "omitempty")
+    """Last time the condition was probed."""
+    last_transition_time: Time | None = tag(4, "omitempty")
+    """Last time the condition changed from one status to another."""
+    reason: str | None = tag(5, "omitempty")
+    """The reason for the last transition."""
+    message: str | None = tag(6, "omitempty")
+    """Human-readable details of the last transition."""
+
+
+class ModifyVolumeStatus(K8sModel):
+    """The state of a volume attributes class change (message only: the model's field stays
+    free-form JSON)."""
+
+    target_volume_attributes_class_name: str | None = tag(1, "omitempty")
+    """The VolumeAttributesClass the volume is being changed to."""
+    status: str | None = tag(2)
+    """``Pending``, ``InProgress`` or ``Infeasible``."""
+
+
 class PersistentVolumeClaimStatus(K8sModel):
     """The current status of a claim."""
 
-    phase: str | None = None
+    phase: str | None = tag(1, "omitempty")
     """``Pending``, ``Bound`` or ``Lost``."""
-    access_modes: list[str] | None = None
+    access_modes: list[str] | None = tag(2, "omitempty")
     """Access modes of the bound volume."""
-    capacity: ResourceList | None = None
+    capacity: ResourceList | None = tag(3, "omitempty")
     """Actual resources of the bound volume."""
-    conditions: list[RawObject] | None = tag(merge_key="type")
+    conditions: list[RawObject] | None = tag(
+        4, "omitempty", proto=PersistentVolumeClaimCondition, merge_key="type"
+    )
     """Current conditions of the claim."""
-    allocated_resources: ResourceList | None = None
+    allocated_resources: ResourceList | None = tag(5, "omitempty")
     """Resources allocated to the claim (resize bookkeeping)."""
-    allocated_resource_statuses: dict[str, str] | None = None
+    allocated_resource_statuses: dict[str, str] | None = tag(7, "omitempty")
     """Status of resize operations per resource."""
-    current_volume_attributes_class_name: str | None = None
+    current_volume_attributes_class_name: str | None = tag(8, "*", "omitempty")
     """The VolumeAttributesClass the claim currently uses."""
-    modify_volume_status: RawObject | None = None
+    modify_volume_status: RawObject | None = tag(9, "*", "omitempty", proto=ModifyVolumeStatus)
     """Status of an ongoing ControllerModifyVolume operation."""
 
 
@@ -71,11 +101,11 @@ class PersistentVolumeClaim(TypeMeta):
 
     kinds = (Kind("v1"),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: PersistentVolumeClaimSpec | None = None
+    spec: PersistentVolumeClaimSpec | None = tag(2, "omitempty")
     """The desired characteristics of the volume."""
-    status: PersistentVolumeClaimStatus | None = None
+    status: PersistentVolumeClaimStatus | None = tag(3, "omitempty")
     """The current status of the claim. Read-only."""
 
 

@@ -163,11 +163,11 @@ class Pod(TypeMeta):
 
     kinds = (Served("", "v1", "pods", True, ("po",), ALL_CATEGORY, subresources=POD_SUBRESOURCES),)
 
-    metadata: ObjectMeta | None = None
+    metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
-    spec: PodSpec | None = None
+    spec: PodSpec | None = tag(2, "omitempty")
     """Desired behaviour of the pod."""
-    status: PodStatus | None = None
+    status: PodStatus | None = tag(3, "omitempty")
     """Most recently observed status of the pod. Read-only."""
 
 

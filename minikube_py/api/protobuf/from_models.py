@@ -67,6 +67,8 @@ def field_shape(annotation: Any, tag: Tag) -> tuple[Shape, str | type[K8sModel]]
             shape, element = Shape.MAP_OF_LISTS, typing.get_args(value)[0]
         else:
             shape, element = Shape.MAP, args[1]
+    if tag.pointer and shape is not Shape.POINTER:
+        raise SchemaError(f'a {shape.value} field cannot be a pointer: drop the "*" flag')
     if isinstance(tag.proto, str):
         return shape, tag.proto
     if tag.proto is not None:

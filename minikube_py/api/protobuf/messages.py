@@ -7,9 +7,10 @@ The kinds are every one real kubectl (>= 1.32) writes as protobuf: each ``kubect
 generator, ``auth can-i`` (SelfSubjectAccessReview; ``--list``: SelfSubjectRulesReview), ``auth whoami``
 (SelfSubjectReview, in all three versions) and ``create token`` (TokenRequest). A few relatives cost
 nothing more and serve other protobuf clients: SubjectAccessReview, LocalSubjectAccessReview,
-TokenReview and Eviction (kubectl's drain still sends JSON), and what client-go's typed clients send
-to subresources: Binding (a scheduler), Scale (``UpdateScale``). A kind whose model is fully tagged
-must be listed here (the guard test ``tests/api/test_field_tags.py`` checks both ways).
+TokenReview and Eviction (kubectl's drain still sends JSON), what client-go's typed clients send
+to subresources: Binding (a scheduler), Scale (``UpdateScale``), and the Pods and workloads of
+client-go's typed ``Create`` (ReplicaSet, DaemonSet, StatefulSet). A kind whose model is
+fully tagged must be listed here (the guard test ``tests/api/test_field_tags.py`` checks both ways).
 
 ``DeleteOptions`` is not a kind here: upstream decodes it in any group version (an unversioned kind
 of its option scheme), so DELETE bodies look it up by name (``apiserver/endpoints/body.py``).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from minikube_py.api.models import (
     apps_deployment,
+    apps_sets,
     authentication,
     authorization,
     autoscaling,
@@ -47,7 +49,11 @@ DECODABLE: dict[tuple[str, str], type[K8sModel]] = {
     ("v1", "ServiceAccount"): core_objects.ServiceAccount,
     ("v1", "Service"): core_service.Service,
     ("v1", "ResourceQuota"): core_objects.ResourceQuota,
+    ("v1", "Pod"): core_pod.Pod,
     ("apps/v1", "Deployment"): apps_deployment.Deployment,
+    ("apps/v1", "ReplicaSet"): apps_deployment.ReplicaSet,
+    ("apps/v1", "DaemonSet"): apps_sets.DaemonSet,
+    ("apps/v1", "StatefulSet"): apps_sets.StatefulSet,
     ("batch/v1", "Job"): batch.Job,
     ("batch/v1", "CronJob"): batch.CronJob,
     (_AUTHZ, "SelfSubjectAccessReview"): authorization.SelfSubjectAccessReview,

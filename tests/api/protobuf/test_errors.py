@@ -16,7 +16,7 @@ def fails(data: bytes, message: str) -> None:
 
 
 def test_unknown_kind() -> None:
-    fails(envelope("v1", "Pod", b""), "^no protobuf decoding for Pod in v1$")
+    fails(envelope("v1", "Node", b""), "^no protobuf decoding for Node in v1$")
     fails(
         envelope("example.com/v1", "ConfigMap", b""), "^no protobuf decoding for ConfigMap in example.com/v1$"
     )

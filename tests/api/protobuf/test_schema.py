@@ -41,6 +41,11 @@ def test_proto_overrides_what_the_annotation_cannot_tell() -> None:
     assert field_shape(RawObject | None, Tag(1, proto=Container)) == (Shape.SINGLE, Container)
 
 
+def test_a_pointer_flag_on_a_list_is_refused() -> None:
+    with pytest.raises(SchemaError, match="a list field cannot be a pointer"):
+        field_shape(list[str] | None, Tag(1, pointer=True))
+
+
 @pytest.mark.parametrize("annotation", [int | None, list[int] | None, object])
 def test_unsupported_types(annotation: Any) -> None:
     with pytest.raises(SchemaError, match="no protobuf type"):

@@ -255,6 +255,41 @@ TABLE: Table = {
     ],
     "ScaleSpec": [(1, "replicas", OPT, I32)],
     "ScaleStatus": [(1, "replicas", OPT, I32), (2, "selector", OPT, S)],
+    # apps/v1 DaemonSet, StatefulSet and ReplicaSet
+    "DaemonSet": [(1, "metadata", OPT, "ObjectMeta")],
+    "StatefulSet": [(1, "metadata", OPT, "ObjectMeta")],
+    "ReplicaSet": [(1, "metadata", OPT, "ObjectMeta"), (2, "spec", OPT, "ReplicaSetSpec")],
+    "ReplicaSetSpec": [(1, "replicas", OPT, I32)],
+    # core/v1 Pod and its status
+    "Pod": [(1, "metadata", OPT, "ObjectMeta"), (2, "spec", OPT, "PodSpec"), (3, "status", OPT, "PodStatus")],
+    "PodStatus": [
+        (1, "phase", OPT, S),
+        (2, "conditions", REP, "PodCondition"),
+        (5, "hostIP", OPT, S),
+        (6, "podIP", OPT, S),
+        (7, "startTime", OPT, "Time"),
+        (8, "containerStatuses", REP, "ContainerStatus"),
+        (9, "qosClass", OPT, S),
+        (12, "podIPs", REP, "PodIP"),
+        (17, "observedGeneration", OPT, I64),
+    ],
+    "PodCondition": [(1, "type", OPT, S), (2, "status", OPT, S), (4, "lastTransitionTime", OPT, "Time")],
+    "PodIP": [(1, "ip", OPT, S)],
+    "ContainerStatus": [
+        (1, "name", OPT, S),
+        (2, "state", OPT, "ContainerState"),
+        (3, "lastState", OPT, "ContainerState"),
+        (4, "ready", OPT, B),
+        (5, "restartCount", OPT, I32),
+        (6, "image", OPT, S),
+        (9, "started", OPT, B),
+    ],
+    "ContainerState": [
+        (2, "running", OPT, "ContainerStateRunning"),
+        (3, "terminated", OPT, "ContainerStateTerminated"),
+    ],
+    "ContainerStateRunning": [(1, "startedAt", OPT, "Time")],
+    "ContainerStateTerminated": [(1, "exitCode", OPT, I32), (3, "reason", OPT, S)],
 }
 
 UPSTREAM: dict[str, Any] = build(TABLE)
