@@ -35,7 +35,6 @@ from minikube_py.api.models import apps_deployment as apps
 
 # Kinds with a patch schema but not served yet (their models are not in MODELS).
 _UNSERVED: Mapping[tuple[str, str], type[K8sModel]] = {
-    ("", "PodTemplate"): core_pod.PodTemplate,
     ("", "ReplicationController"): core_replication.ReplicationController,
 }
 

@@ -20,6 +20,7 @@ from apiserver.registry import meta as objectmeta
 from apiserver.registry.conversion import ConvertedWatch
 from apiserver.registry.deletion import DeleteOptions, Deletion, TerminationStrategy
 from apiserver.registry.strategy import Strategy
+from apiserver.registry.updatesignals import AlreadyDeleting, DeleteNow, DryRun, EmptiedFinalizers
 from apiserver.storage.errors import KeyExistsError, KeyNotFoundError, PreconditionError, StorageError
 from apiserver.storage.interface import ListOptions, ObjectList, ObjectStorage, ObjectWatch, Preconditions
 from apiserver.storage.keys import object_key, resource_prefix
@@ -177,17 +178,17 @@ class GenericStore:
             desired = mutate(jsonutil.clone(current))
             new = await self._prepare_update(desired, current, subresource, namespace, name, track, dry_run)
             if dry_run:
-                raise _DryRun(new)
+                raise DryRun(new)
             if self._deletes_during_update(new, current):
-                raise _EmptiedFinalizers(new, current)
+                raise EmptiedFinalizers(new, current)
             return self._stored(new)
 
         key = self.key(namespace, name)
         try:
             updated = await self.storage.guaranteed_update(key, try_update)
-        except _DryRun as preview:
+        except DryRun as preview:
             return preview.object
-        except _EmptiedFinalizers as emptied:
+        except EmptiedFinalizers as emptied:
             return await self._delete_emptied(key, name, emptied)
         except StorageError as err:
             raise storeerr.interpret(self.rt, err, name) from err
@@ -262,9 +263,9 @@ class GenericStore:
             self._mark_for_deletion(
                 copy.deepcopy(current), self.strategy.graceful_delete_seconds(current), options
             )
-        except _AlreadyDeleting:
+        except AlreadyDeleting:
             return self._finalized(current, False)
-        except _DeleteNow as now:
+        except DeleteNow as now:
             return await self._remove(key, name, now.object, options)
 
         async def try_update(stored: Object | None) -> Object:
@@ -272,18 +273,18 @@ class GenericStore:
             grace = self.strategy.graceful_delete_seconds(self._served(stored))
             marked = self._mark_for_deletion(stored, grace, options)
             if options.dry_run:
-                raise _DryRun(marked)
+                raise DryRun(marked)
             return marked
 
         try:
             marked = await self.storage.guaranteed_update(
                 key, try_update, preconditions=options.preconditions
             )
-        except _DryRun as preview:
+        except DryRun as preview:
             return Deletion(self._served(preview.object), False)
-        except _AlreadyDeleting:
+        except AlreadyDeleting:
             return self._finalized(current, False)
-        except _DeleteNow as now:
+        except DeleteNow as now:
             return await self._remove(key, name, self._served(now.object), options)
         except StorageError as err:
             raise storeerr.interpret(self.rt, err, name) from err
@@ -291,22 +292,22 @@ class GenericStore:
 
     def _mark_for_deletion(self, obj: Object, grace: int, options: DeleteOptions) -> Object:
         """``obj`` marked for deletion (upstream's ``updateForGracefulDeletionAndFinalizers``);
-        raises ``_AlreadyDeleting`` when a graceful deletion already runs and ``_DeleteNow`` when
+        raises ``AlreadyDeleting`` when a graceful deletion already runs and ``DeleteNow`` when
         neither a grace period nor a finalizer holds it."""
         meta = obj["metadata"]
         graceful, pending = deletion.before_delete(meta, grace, options)
         if pending:
-            raise _AlreadyDeleting(obj)
+            raise AlreadyDeleting(obj)
         finalizers = deletion.gc_finalizers(meta.get("finalizers") or [], options, self._gc_policy)
         if finalizers is not None:
             deletion.set_finalizers(meta, finalizers)
         held = bool(meta.get("finalizers"))
         if not graceful:
             if not held:
-                raise _DeleteNow(obj)
+                raise DeleteNow(obj)
             deletion.mark_as_deleting(meta)
         elif not held and meta["deletionGracePeriodSeconds"] == 0:
-            raise _DeleteNow(obj)  # upstream stores the mark first, then deletes; skip that write
+            raise DeleteNow(obj)  # upstream stores the mark first, then deletes; skip that write
         return obj
 
     async def _remove(self, key: str, name: str, marked: Object, options: DeleteOptions) -> Deletion:
@@ -338,14 +339,14 @@ class GenericStore:
             stored["metadata"].setdefault("deletionTimestamp", now_rfc3339())
             strategy.start_termination(stored, options)
             if options.dry_run:
-                raise _DryRun(stored)
+                raise DryRun(stored)
             return stored
 
         try:
             marked = await self.storage.guaranteed_update(
                 self.key(namespace, name), try_update, preconditions=pre
             )
-        except _DryRun as preview:
+        except DryRun as preview:
             return Deletion(self._served(preview.object), False)
         except StorageError as err:
             raise storeerr.interpret(self.rt, err, name) from err
@@ -356,7 +357,7 @@ class GenericStore:
             return False
         return not isinstance(self.strategy, TerminationStrategy) or self.strategy.terminated(new)
 
-    async def _delete_emptied(self, key: str, name: str, emptied: _EmptiedFinalizers) -> Object:
+    async def _delete_emptied(self, key: str, name: str, emptied: EmptiedFinalizers) -> Object:
         """Remove an object whose last finalizer an update took away; the answer is the object
         as updated (upstream's ``deleteWithoutFinalizers``)."""
         meta = emptied.current["metadata"]
@@ -376,36 +377,3 @@ class GenericStore:
             pre.check(self.key("", name), obj)
         except PreconditionError as err:
             raise errors.conflict(self.rt.resource, name, self.rt.group, str(err)) from err
-
-
-class _DryRun(Exception):
-    """Aborts a guaranteed update after the new object was computed (``dryRun=All``)."""
-
-    def __init__(self, obj: Object) -> None:
-        super().__init__("dry run")
-        self.object = obj
-
-
-class _AlreadyDeleting(Exception):
-    """A graceful deletion of ``object`` already runs; this DELETE changes nothing."""
-
-    def __init__(self, obj: Object) -> None:
-        super().__init__("already deleting")
-        self.object = obj
-
-
-class _DeleteNow(Exception):
-    """Nothing holds ``object`` (as the DELETE left it): remove it instead of marking it."""
-
-    def __init__(self, obj: Object) -> None:
-        super().__init__("delete now")
-        self.object = obj
-
-
-class _EmptiedFinalizers(Exception):
-    """An update left a marked object without finalizers (``object``, updated from ``current``)."""
-
-    def __init__(self, obj: Object, current: Object) -> None:
-        super().__init__("emptied finalizers")
-        self.object = obj
-        self.current = current

@@ -51,11 +51,10 @@ from controllers.nodelifecycle.taints import (
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import format_rfc3339 as format_time
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
-from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs, SharedInformer
 from minikube_py.cache.store import DeletedFinalStateUnknown
-from minikube_py.client.interfaces import Client
+from minikube_py.client.interfaces import Client, Object
 from minikube_py.client.resourcetypes import LEASES, NODES, PODS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers, wait_for_cache_sync
