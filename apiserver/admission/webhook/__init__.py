@@ -23,8 +23,3 @@ configuration-name order):
 Webhook configurations themselves are never sent to webhooks (upstream exempts them, so a
 broken webhook can always be removed).
 """
-
-from apiserver.admission.webhook.mutating import MutatingAdmissionWebhook
-from apiserver.admission.webhook.validating import ValidatingAdmissionWebhook
-
-__all__ = ["MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"]

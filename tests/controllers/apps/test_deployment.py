@@ -11,8 +11,8 @@ from controllers.deployment import DeploymentController
 from controllers.deployment.context import SyncContext
 from controllers.deployment.progress import requeue_stuck_deployment
 from controllers.podcontrol.hash import SAFE_ALPHABET, compute_hash
-from controllers.podcontrol.timeutil import format_time
 from minikube_py.api.errors import ApiError
+from minikube_py.api.timestamps import format_rfc3339 as format_time
 from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, REPLICASETS
 from minikube_py.workqueue import RateLimitingQueue
