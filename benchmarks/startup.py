@@ -12,7 +12,9 @@ against baselines measured in the same run, so a busy machine shows as a ratio t
 ``python -c pass`` (the interpreter alone) and ``python -c 'import fastapi'`` (the web
 framework the apiserver serves with). Each figure is the median of ``--runs`` (``--up-runs``)
 runs, with min and max, of wall seconds and of the CPU seconds (user + system) the process
-used by then: on a busy machine the CPU figure moves far less than the wall one. Needs nothing
+used by then: on a busy machine the CPU figure moves far less than the wall one. The timed
+processes may cache bytecode (``__pycache__``) as an installed Python does, even where the
+environment sets ``PYTHONDONTWRITEBYTECODE`` (``--no-bytecode-cache`` keeps it). Needs nothing
 but ``pip install -e .`` (the CPU of ``up`` is read from ``/proc``, so Linux only).
 """
 
@@ -53,7 +55,16 @@ def main() -> int:
         help="the minikube-py command to time, split as a shell would (default: the console script "
         "beside this interpreter), e.g. 'python -m minikube_py.cli.main' run from another checkout",
     )
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE as the environment sets it (every start then compiles "
+        "the project's sources again, about 0.4 s)",
+    )
     args = parser.parse_args()
+    if not args.no_bytecode_cache and os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        # As an installed Python runs: the warm-up run writes __pycache__, later runs load it.
+        print("(PYTHONDONTWRITEBYTECODE unset for the timed processes: --no-bytecode-cache keeps it)")
     command = shlex.split(args.command) if args.command else minikube_py()
     python = [sys.executable]
     runs = args.runs
@@ -64,6 +75,8 @@ def main() -> int:
     ]
     first: list[Sample] = []
     second: list[Sample] = []
+    with tempfile.TemporaryDirectory(prefix="startup-") as tmp:
+        up_ready(command, Path(tmp))  # warm-up, like repeat's: the file cache, compiled bytecode
     for _ in range(args.up_runs):
         with tempfile.TemporaryDirectory(prefix="startup-") as tmp:
             first.append(up_ready(command, Path(tmp)))
