@@ -135,10 +135,42 @@ def version_priority(version: str) -> tuple[int, int, int]:
     return (rank, -int(major), -int(minor or 0))
 
 
-def served_order(rt: ResourceType) -> tuple[bool, str, tuple[int, int, int], str]:
-    """The order of a scheme built from declarations: the core group first, then groups by
-    name; versions by priority; resources by name, as upstream's discovery lists them."""
-    return (rt.group != "", rt.group, version_priority(rt.version), rt.resource)
+# The order kube-apiserver lists its built-in groups in (``/apis``, aggregated discovery): its
+# aggregator registers each group with a priority, the highest first, and groups it does not
+# know (extension APIs such as metrics.k8s.io) come after them. A group of ours absent here sorts
+# after these, by name.
+GROUP_ORDER = (
+    "",
+    "apiregistration.k8s.io",
+    "apps",
+    "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "networking.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "node.k8s.io",
+    "discovery.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+    "resource.k8s.io",
+)
+_GROUP_RANK = {group: rank for rank, group in enumerate(GROUP_ORDER)}
+
+
+def served_order(rt: ResourceType) -> tuple[int, str, tuple[int, int, int], str]:
+    """The order of a scheme built from declarations: groups as kube-apiserver lists them
+    (``GROUP_ORDER``, the core group first), then other groups by name; versions by priority;
+    resources by name, as upstream's discovery lists them."""
+    rank = _GROUP_RANK.get(rt.group, len(GROUP_ORDER))
+    return (rank, rt.group, version_priority(rt.version), rt.resource)
 
 
 class Scheme:

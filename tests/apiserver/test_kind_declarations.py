@@ -28,7 +28,7 @@ from minikube_py.api.models import model_for
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
 from minikube_py.api.models.registry import KindDeclarationError, KindRegistry, builtin_kinds
-from minikube_py.api.scheme import Kind, Served, version_priority
+from minikube_py.api.scheme import GROUP_ORDER, Kind, Served, version_priority
 
 
 def module(name: str, *classes: type) -> ModuleType:
@@ -193,11 +193,13 @@ def test_builtin_kinds_are_walked_once() -> None:
     assert builtin_strategies() is builtin_strategies()
 
 
-def test_the_scheme_lists_core_first_then_groups_by_name_preferred_version_first() -> None:
+def test_the_scheme_lists_groups_in_kube_apiservers_order_preferred_version_first() -> None:
     versions = builtin_scheme().group_versions()
     assert versions[0] == ("", "v1")
-    groups = [group for group, _ in versions[1:]]
-    assert groups == sorted(groups)
+    groups = list(dict.fromkeys(group for group, _ in versions[1:]))
+    assert groups == sorted(
+        groups, key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else len(GROUP_ORDER)
+    )
     assert versions.index(("authentication.k8s.io", "v1")) < versions.index(
         ("authentication.k8s.io", "v1beta1")
     )
