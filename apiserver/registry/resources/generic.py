@@ -29,10 +29,7 @@ class SpecStatusStrategy(Strategy):
 class PlainStrategy(SpecStatusStrategy):
     """Objects without a status subresource (ServiceAccount, Lease, RBAC...)."""
 
-    kinds: ClassVar[ServedModels] = (
-        core_objects.LimitRange,
-        discovery.EndpointSlice,
-    )
+    kinds: ClassVar[ServedModels] = (discovery.EndpointSlice,)
 
     status_field = None
 
