@@ -16,40 +16,36 @@ arguments that returns one (as upstream's ``newXControllerDescriptor``). Anythin
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import inspect
-import sys
 from importlib.metadata import EntryPoint, entry_points
-from pathlib import Path
-from types import ModuleType
 
 from controllers.manager.spec import ControllerLoadError, ControllerSpec
+from minikube_py import pyreference
 from minikube_py.api.validation import is_dns1123_subdomain
+from minikube_py.pyreference import describe as _describe
+from minikube_py.pyreference import is_reference
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "as_spec",
+    "entry_point_names",
+    "failed",
+    "is_reference",
+    "load_entry_point",
+    "load_reference",
+]
 
 ENTRY_POINT_GROUP = "minikube_py.controllers"
-SHAPE = "MODULE:ATTRIBUTE or FILE.py:ATTRIBUTE"
-
-
-def is_reference(word: str) -> bool:
-    """Whether a ``--controllers`` word is an import path or a file (built-in names and entry
-    points have no colon)."""
-    return ":" in word
 
 
 def load_reference(word: str) -> ControllerSpec:
-    """The spec ``word`` (``module:attr`` or ``file.py:attr``) names."""
-    target, _, attribute = word.rpartition(":")
-    if not target or not all(part.isidentifier() for part in attribute.split(".")):
-        raise failed(word, f"expected {SHAPE}")
-    module = _load_file(word, target) if _is_file(target) else _import(word, target)
-    found: object = module
-    for part in attribute.split("."):
-        if not hasattr(found, part):
-            raise failed(word, f"{target} has no attribute {part!r}")
-        found = getattr(found, part)
-    return as_spec(word, attribute, found)
+    """The spec ``word`` (``module:attr`` or ``file.py:attr``, a file relative to the working
+    directory) names."""
+    try:
+        found = pyreference.load(word, namespace="minikube_py_controller")
+    except pyreference.ReferenceLoadError as err:
+        raise failed(word, str(err)) from None
+    return as_spec(word, word.rpartition(":")[2], found)
 
 
 def entry_point_names() -> list[str]:
@@ -108,48 +104,6 @@ def _check(word: str, spec: ControllerSpec) -> None:
         raise failed(word, "; ".join(problems))
 
 
-def _is_file(target: str) -> bool:
-    return target.endswith(".py") or "/" in target or "\\" in target
-
-
-def _import(word: str, target: str) -> ModuleType:
-    try:
-        return importlib.import_module(target)
-    except ModuleNotFoundError as err:
-        raise failed(word, f"no module named {err.name!r}") from err
-    except Exception as err:
-        raise failed(word, f"importing {target} raised {_describe(err)}") from err
-
-
-def _load_file(word: str, target: str) -> ModuleType:
-    """The module of the file ``target``, run once per process (a second load of the same file
-    returns the same module, so the manager's two passes over ``--controllers`` agree)."""
-    path = Path(target).resolve()
-    if not path.is_file():
-        raise failed(word, f"no such file {target}")
-    # registered under a name of its own: dataclasses and pickling look modules up by name
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
-    name = f"_minikube_py_controller_{path.stem}_{digest}"
-    if (loaded := sys.modules.get(name)) is not None:
-        return loaded
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise failed(word, f"{target} is not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as err:
-        del sys.modules[name]
-        raise failed(word, f"running {target} raised {_describe(err)}") from err
-    return module
-
-
 def failed(word: str, why: str) -> ControllerLoadError:
     """The error for the ``--controllers`` entry ``word``."""
     return ControllerLoadError(f'cannot load controller "{word}": {why}')
-
-
-def _describe(err: BaseException) -> str:
-    text = str(err).splitlines()[0] if str(err) else ""
-    return f"{type(err).__name__}: {text}" if text else type(err).__name__
