@@ -10,8 +10,6 @@ naming what is missing, so adding a kind is one model and one strategy file.
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -21,6 +19,7 @@ from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.registry import KindRegistry, builtin_kinds
 from minikube_py.api.scheme import ResourceType, Scheme
 from minikube_py.api.unstructured import Object
+from minikube_py.declarations import declaring_classes, package_modules
 
 PACKAGE = "apiserver.registry.resources"
 
@@ -31,21 +30,12 @@ class StrategyDeclarationError(Exception):
 
 def strategy_modules(package: str = PACKAGE) -> list[ModuleType]:
     """Every module of ``package``, imported, in name order."""
-    root = importlib.import_module(package)
-    return [importlib.import_module(f"{package}.{info.name}") for info in pkgutil.iter_modules(root.__path__)]
+    return package_modules(package)
 
 
 def declaring_strategies(modules: Iterable[ModuleType]) -> Iterator[type[Strategy]]:
-    """The strategy classes defined in ``modules`` that write ``kinds`` themselves."""
-    for module in modules:
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, Strategy)
-                and value.__module__ == module.__name__
-                and "kinds" in vars(value)
-            ):
-                yield value
+    """The strategies defined in ``modules`` (not imported into them) that write ``kinds`` themselves."""
+    return declaring_classes(modules, Strategy, "kinds")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,14 +11,13 @@ kind's resource may not be declared twice.
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.scheme import Kind, ResourceType, Served, served_order
+from minikube_py.declarations import declaring_classes, package_modules
 
 PACKAGE = "minikube_py.api.models"
 
@@ -29,21 +28,12 @@ class KindDeclarationError(Exception):
 
 def model_modules(package: str = PACKAGE) -> list[ModuleType]:
     """Every module of ``package``, imported, in name order."""
-    root = importlib.import_module(package)
-    return [importlib.import_module(f"{package}.{info.name}") for info in pkgutil.iter_modules(root.__path__)]
+    return package_modules(package)
 
 
 def declaring_models(modules: Iterable[ModuleType]) -> Iterator[type[K8sModel]]:
     """The models defined in ``modules`` (not imported into them) that write ``kinds`` themselves."""
-    for module in modules:
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, K8sModel)
-                and value.__module__ == module.__name__
-                and "kinds" in vars(value)
-            ):
-                yield value
+    return declaring_classes(modules, K8sModel, "kinds")
 
 
 @dataclass(frozen=True, slots=True)
