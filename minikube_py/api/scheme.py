@@ -76,40 +76,24 @@ ALL_CATEGORY = ("all",)
 CREATE_ONLY = ("create",)  # reviews: answered, stored nowhere
 
 
-@dataclass(frozen=True, slots=True)
-class Served:
+def Served(  # named as the declaration it is, beside Kind
+    group: str,
+    version: str,
+    resource: str,
+    namespaced: bool,
+    short_names: tuple[str, ...] = (),
+    categories: tuple[str, ...] = (),
+    verbs: tuple[str, ...] = ALL_VERBS,
+    subresources: tuple[Subresource, ...] = (),
+    singular: str = "",
+    kind: str = "",
+) -> ResourceType:
     """A model's declaration that its kind is served as a REST resource (``kinds = (Served(...),)``
-    on the model class). ``kind`` defaults to the model's class name."""
-
-    group: str
-    version: str
-    resource: str
-    namespaced: bool
-    short_names: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = ALL_VERBS
-    subresources: tuple[Subresource, ...] = ()
-    singular: str = ""
-    kind: str = ""
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    def resource_type(self, kind: str) -> ResourceType:
-        """The resource type this declares, ``kind`` being the model's class name."""
-        return ResourceType(
-            self.group,
-            self.version,
-            self.kind or kind,
-            self.resource,
-            self.namespaced,
-            self.short_names,
-            self.categories,
-            self.verbs,
-            self.subresources,
-            self.singular,
-        )
+    on the model class): the resource type, whose ``kind`` (when left empty) the registry fills
+    in with the model's class name."""
+    return ResourceType(
+        group, version, kind, resource, namespaced, short_names, categories, verbs, subresources, singular
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +105,7 @@ class Kind:
     kind: str = ""
 
 
-Declaration = Served | Kind
+Declaration = ResourceType | Kind
 
 
 def version_priority(version: str) -> tuple[int, int, int]:

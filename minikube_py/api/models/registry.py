@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 
 from minikube_py.api.models.base import K8sModel
-from minikube_py.api.scheme import Kind, ResourceType, Served, served_order
+from minikube_py.api.scheme import Declaration, Kind, ResourceType, served_order
 from minikube_py.declarations import declaring_classes, package_modules
 
 PACKAGE = "minikube_py.api.models"
@@ -57,15 +57,16 @@ class KindRegistry:
                         f"{_name(models[key])} and {_name(model)}"
                     )
                 models[key] = model
-                if isinstance(declaration, Served):
-                    _add_served(served, declaration.resource_type(model.__name__), model)
+                if isinstance(declaration, ResourceType):
+                    named = declaration if declaration.kind else replace(declaration, kind=model.__name__)
+                    _add_served(served, named, model)
         ordered = sorted((rt for rt, _ in served.values()), key=served_order)
         return cls(models, tuple(ordered))
 
 
-def _declarations(model: type[K8sModel]) -> tuple[Served | Kind, ...]:
+def _declarations(model: type[K8sModel]) -> tuple[Declaration, ...]:
     declared = vars(model)["kinds"]
-    if not isinstance(declared, tuple) or not all(isinstance(d, Served | Kind) for d in declared):
+    if not isinstance(declared, tuple) or not all(isinstance(d, ResourceType | Kind) for d in declared):
         raise KindDeclarationError(
             f"{_name(model)}.kinds must be a tuple of Served(...) and Kind(...), not {declared!r}"
         )
