@@ -8,30 +8,22 @@ replaced: ``tolerations``, ``envFrom``, ``args``, ``command``, Node ``taints``, 
 ``subsets``, StatefulSet ``volumeClaimTemplates``, ``managedFields``. ``labels`` and
 ``annotations`` are plain maps.
 
-The named schemas below are the ones tests and callers refer to; they are the very objects
-``schema_for`` returns (one object per model, so PodSpec's is shared by every kind embedding it).
+``schema_for`` returns one object per model (``schema_of`` is cached), so PodSpec's schema is
+shared by every kind embedding it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 from apiserver.patch.from_models import schema_of
 from apiserver.patch.schema import PLAIN, PatchSchema
 from minikube_py.api.models import (
     MODELS,
     K8sModel,
-    apps_sets,
-    batch,
-    core_container,
-    core_node,
-    core_objects,
-    core_pod,
     core_replication,
-    core_service,
-    meta,
 )
-from minikube_py.api.models import apps_deployment as apps
 
 # Kinds with a patch schema but not served yet (their models are not in MODELS).
 _UNSERVED: Mapping[tuple[str, str], type[K8sModel]] = {
@@ -39,32 +31,14 @@ _UNSERVED: Mapping[tuple[str, str], type[K8sModel]] = {
 }
 
 
+@cache
 def _by_group_kind() -> dict[tuple[str, str], type[K8sModel]]:
+    """Each kind's model by (group, kind): built on the first strategic patch (or OpenAPI
+    document), not when the apiserver imports this module."""
     found = dict(_UNSERVED)
     for (api_version, kind), model in MODELS.items():
         found.setdefault((api_version.rpartition("/")[0], kind), model)
     return found
-
-
-_BY_GROUP_KIND = _by_group_kind()
-
-OBJECT_META = schema_of(meta.ObjectMeta)
-CONTAINER = schema_of(core_container.Container)
-POD_SPEC = schema_of(core_pod.PodSpec)
-POD_TEMPLATE_SPEC = schema_of(core_pod.PodTemplateSpec)
-POD = schema_of(core_pod.Pod)
-POD_TEMPLATE = schema_of(core_pod.PodTemplate)
-REPLICATION_CONTROLLER = schema_of(core_replication.ReplicationController)
-DEPLOYMENT = schema_of(apps.Deployment)
-REPLICA_SET = schema_of(apps.ReplicaSet)
-DAEMON_SET = schema_of(apps_sets.DaemonSet)
-STATEFUL_SET = schema_of(apps_sets.StatefulSet)
-JOB = schema_of(batch.Job)
-CRON_JOB = schema_of(batch.CronJob)
-SERVICE = schema_of(core_service.Service)
-NODE = schema_of(core_node.Node)
-SERVICE_ACCOUNT = schema_of(core_objects.ServiceAccount)
-CONFIG_MAP = schema_of(core_objects.ConfigMap)
 
 
 def schema_for(group: str, kind: str) -> PatchSchema:
@@ -74,5 +48,5 @@ def schema_for(group: str, kind: str) -> PatchSchema:
     strategic patch behaves like a JSON merge patch plus directives. (Upstream refuses strategic
     patches for custom resources with 415; that choice belongs to the caller.)
     """
-    model = _BY_GROUP_KIND.get((group, kind))
+    model = _by_group_kind().get((group, kind))
     return PLAIN if model is None else schema_of(model)

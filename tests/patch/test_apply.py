@@ -14,8 +14,8 @@ from apiserver.patch.fieldpath import FieldSet, Path, from_fields_v1, path_strin
 from apiserver.patch.fieldset import InvalidConfig, field_set
 from apiserver.patch.managedfields import APPLY, UPDATE, Entry, Managed, Manager
 from apiserver.patch.schema import PLAIN, Fields, List
-from apiserver.patch.schemas import CONFIG_MAP, DEPLOYMENT, POD
 from minikube_py.api.unstructured import Object as Obj
+from tests.patch.named_schemas import CONFIG_MAP, DEPLOYMENT, POD
 
 
 def fields(tree: Obj) -> FieldSet:

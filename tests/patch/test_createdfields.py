@@ -14,8 +14,8 @@ from apiserver.patch.createdfields import created_fields_v1
 from apiserver.patch.fieldmanager import _SYSTEM_META, STRIPPED, FieldManager
 from apiserver.patch.fieldpath import field, to_fields_v1
 from apiserver.patch.schema import Fields
-from apiserver.patch.schemas import CONFIG_MAP, DEPLOYMENT, POD
 from minikube_py.api.unstructured import Object as Obj
+from tests.patch.named_schemas import CONFIG_MAP, DEPLOYMENT, POD
 
 
 def by_sets(obj: Obj, schema: Fields, status: str | None) -> Obj:

@@ -15,8 +15,8 @@ from apiserver.patch.errors import PatchError
 from apiserver.patch.fieldmanager import FieldManager
 from apiserver.patch.lastapplied import LAST_APPLIED, last_applied
 from apiserver.patch.managedfields import decode, encode
-from apiserver.patch.schemas import CONFIG_MAP, DEPLOYMENT
 from minikube_py.api.unstructured import Object as Obj
+from tests.patch.named_schemas import CONFIG_MAP, DEPLOYMENT
 
 CONFIG_MAPS = FieldManager(CONFIG_MAP, "v1", "ConfigMap")
 DEPLOYMENTS = FieldManager(DEPLOYMENT, "apps/v1", "Deployment", status_field="status")

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from apiserver.patch import schemas
 from apiserver.patch.schema import PLAIN, Fields, List, PatchSchema, Schema, fields_of
 from apiserver.patch.schemas import schema_for
 from apiserver.patch.strategic import apply_strategic_merge_patch
+from tests.patch import named_schemas as schemas
 
 
 def at(schema: Schema, *names: str) -> Schema:

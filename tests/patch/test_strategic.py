@@ -11,8 +11,8 @@ import pytest
 from apiserver.patch.errors import PatchError
 from apiserver.patch.jsonpatch import json_equal
 from apiserver.patch.schema import Fields, List
-from apiserver.patch.schemas import DEPLOYMENT
 from apiserver.patch.strategic import apply_strategic_merge_patch
+from tests.patch.named_schemas import DEPLOYMENT
 
 # A made-up type exercising every kind of node; "plain" and "m" are undeclared (plain) fields.
 SCHEMA = Fields(
