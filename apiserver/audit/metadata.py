@@ -15,6 +15,7 @@ from starlette.types import Scope
 
 from apiserver.request.info import RequestInfo
 from apiserver.request.user import UserInfo
+from apiserver.request.user import user_json as user_fields
 
 MAX_USER_AGENT = 1024
 TRUNCATED = "...TRUNCATED"
@@ -90,16 +91,7 @@ def _ip(text: str) -> str:
 
 def user_json(user: UserInfo | None) -> dict[str, Any]:
     """``authentication/v1 UserInfo`` (empty fields left out; no user is ``{}``)."""
-    if user is None:
-        return {}
-    out: dict[str, Any] = {"username": user.name} if user.name else {}
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {key: list(values) for key, values in user.extra.items()}
-    return out
+    return {} if user is None else user_fields(user)
 
 
 def object_ref(info: RequestInfo) -> dict[str, str] | None:

@@ -17,7 +17,7 @@ from apiserver.authn.config import AuthenticationSetup
 from apiserver.authz import reviews
 from apiserver.authz.factory import Authz
 from apiserver.request.context import current_user
-from apiserver.request.user import UserInfo
+from apiserver.request.user import UserInfo, user_json
 from minikube_py.api import errors
 
 Object = dict[str, Any]
@@ -34,20 +34,6 @@ class Creater(Protocol):
     async def create(self, obj: Object, namespace: str) -> Object:
         """The answered review for the request body ``obj`` (kind already checked)."""
         ...
-
-
-def user_info(user: UserInfo) -> dict[str, Any]:
-    """An ``authentication.k8s.io`` UserInfo (empty fields left out)."""
-    out: dict[str, Any] = {}
-    if user.name:
-        out["username"] = user.name
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {k: list(v) for k, v in user.extra.items()}
-    return out
 
 
 @dataclass
@@ -80,7 +66,7 @@ class TokenReviews:
         else:
             if audiences and not set(audiences) & set(result.audiences):
                 raise errors.internal("error validating audiences")
-            status = {"authenticated": True, "user": user_info(with_authenticated_group(result.user))}
+            status = {"authenticated": True, "user": user_json(with_authenticated_group(result.user))}
             if result.audiences:
                 status["audiences"] = list(result.audiences)
         metadata = dict(review.get("metadata") or {})
@@ -113,7 +99,7 @@ def self_subject_review(api_version: str, user: UserInfo) -> dict[str, Any]:
         "kind": "SelfSubjectReview",
         "apiVersion": api_version,
         "metadata": {"creationTimestamp": now},
-        "status": {"userInfo": user_info(user)},
+        "status": {"userInfo": user_json(user)},
     }
 
 

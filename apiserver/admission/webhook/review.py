@@ -11,7 +11,7 @@ from typing import Any
 
 from apiserver.admission.attributes import Attributes, Operation
 from apiserver.admission.webhook.matching import Invocation, request_kind
-from apiserver.request.user import UserInfo
+from apiserver.request.user import user_json
 from minikube_py.api.scheme import ResourceType
 
 VERSIONS = ("v1", "v1beta1")
@@ -41,17 +41,6 @@ class Response:
 def review_version(accepted: list[str]) -> str | None:
     """The first of the webhook's ``admissionReviewVersions`` this server speaks."""
     return next((v for v in accepted if v in VERSIONS), None)
-
-
-def user_info(user: UserInfo) -> dict[str, Any]:
-    out: dict[str, Any] = {"username": user.name}
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {k: list(v) for k, v in user.extra.items()}
-    return out
 
 
 def operation_options(attrs: Attributes) -> dict[str, Any] | None:
@@ -92,7 +81,7 @@ def admission_review(
         "name": attrs.name,
         "namespace": attrs.namespace,
         "operation": str(attrs.operation),
-        "userInfo": user_info(attrs.user),
+        "userInfo": user_json(attrs.user),
         "object": obj,
         "oldObject": old,
         "dryRun": attrs.dry_run,
