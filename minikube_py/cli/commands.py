@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,13 @@ class Command:
     configure: Callable[[argparse.ArgumentParser], None]
 
 
+def _facade(app: ModuleType, parser: argparse.ArgumentParser) -> None:
+    """A component's command: its façade's flags, run and config errors (every façade has the
+    same three names)."""
+    app.add_flags(parser)
+    parser.set_defaults(run=app.run_command, config_errors=app.CONFIG_ERRORS)
+
+
 def _up(parser: argparse.ArgumentParser) -> None:
     from minikube_py.cli import up
 
@@ -35,29 +43,25 @@ def _up(parser: argparse.ArgumentParser) -> None:
 def _apiserver(parser: argparse.ArgumentParser) -> None:
     import apiserver.app as app
 
-    app.add_flags(parser)
-    parser.set_defaults(run=app.run_command, config_errors=app.CONFIG_ERRORS)
+    _facade(app, parser)
 
 
 def _controller_manager(parser: argparse.ArgumentParser) -> None:
     import controllers.app as app
 
-    app.add_flags(parser)
-    parser.set_defaults(run=app.run_command, config_errors=app.CONFIG_ERRORS)
+    _facade(app, parser)
 
 
 def _scheduler(parser: argparse.ArgumentParser) -> None:
     import scheduler.app as app
 
-    app.add_flags(parser)
-    parser.set_defaults(run=app.run_command, config_errors=app.CONFIG_ERRORS)
+    _facade(app, parser)
 
 
 def _node_agent(parser: argparse.ArgumentParser) -> None:
     import nodeagent.app as app
 
-    app.add_flags(parser)
-    parser.set_defaults(run=app.run_command, config_errors=app.CONFIG_ERRORS)
+    _facade(app, parser)
 
 
 def _kubeconfig(parser: argparse.ArgumentParser) -> None:
