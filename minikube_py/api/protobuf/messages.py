@@ -18,6 +18,8 @@ of its option scheme), so DELETE bodies look it up by name (``apiserver/endpoint
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from minikube_py.api.models import authentication, meta, networking, policy
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.registry import MODELS
@@ -44,12 +46,20 @@ def on_the_wire(model: type[K8sModel]) -> bool:
     )
 
 
-DECODABLE: dict[tuple[str, str], type[K8sModel]] = {
-    **{key: model for key, model in MODELS.items() if model is not meta.DeleteOptions and on_the_wire(model)},
-    **UNREGISTERED,
-}
+def decodable_kinds(
+    models: Mapping[tuple[str, str], type[K8sModel]],
+) -> dict[tuple[str, str], type[K8sModel]]:
+    """The kinds of ``models`` whose model carries field numbers (DeleteOptions aside: it is
+    decoded by name in any group version)."""
+    return {
+        key: model for key, model in models.items() if model is not meta.DeleteOptions and on_the_wire(model)
+    }
+
+
+DECODABLE: dict[tuple[str, str], type[K8sModel]] = {**decodable_kinds(MODELS), **UNREGISTERED}
 """The model whose message decodes each ``(apiVersion, kind)``: every registered kind whose model
 carries field numbers, so tagging a kind's model is all it takes to decode it."""
+
 REGISTRY: dict[str, Message] = build_registry_from_models([*DECODABLE.values(), meta.DeleteOptions])
 
 MESSAGES: dict[tuple[str, str], str] = {key: message_name(model) for key, model in DECODABLE.items()}
