@@ -65,7 +65,9 @@ class Cluster:
         return self.client(cert=(str(pki / "admin.crt"), str(pki / "admin.key")))
 
     def wait_ready(self, timeout: float = READY_TIMEOUT) -> float:
-        """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS."""
+        """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS. A
+        process not ready in ``timeout`` is killed before the error is raised: the caller never
+        gets a cluster to stop, and it would otherwise outlive the test run."""
         started = time.monotonic()
         while time.monotonic() - started < timeout:
             if self.process.poll() is not None:
@@ -78,7 +80,9 @@ class Cluster:
                 except (httpx.TransportError, ssl.SSLError):
                     pass
             time.sleep(0.05)  # the poll interval of this wait, not a wait itself
-        raise ClusterError(f"not ready after {timeout}s: {self.stderr.read_text()}")
+        self.process.kill()
+        self.process.wait()
+        raise ClusterError(f"not ready after {timeout}s (killed): {self.stderr.read_text()}")
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[int, float]:
         """Send ``sig``; return the exit code and the seconds it took to exit."""

@@ -1,0 +1,27 @@
+"""minikube_py.testing.cluster: a process that never becomes ready is not left running (a
+fixture whose wait failed once left an apiserver behind for the rest of the session)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minikube_py.testing.cluster import Cluster, ClusterError
+
+
+@pytest.mark.e2e  # starts a process
+def test_a_cluster_never_ready_is_killed(tmp_path: Path) -> None:
+    stderr = tmp_path / "stderr"
+    stderr.write_text("still starting\n")
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    cluster = Cluster(tmp_path / "data", 1, process, tmp_path / "stdout", stderr)
+    try:
+        with pytest.raises(ClusterError, match=r"not ready after 0.2s \(killed\): still starting"):
+            cluster.wait_ready(timeout=0.2)
+        assert process.poll() is not None
+    finally:
+        process.kill()
+        process.wait()
