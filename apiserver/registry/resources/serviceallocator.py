@@ -102,9 +102,7 @@ class RangeAllocator:
         its owner (from then on the store says when it is free again: a deleted service frees
         its values at once)."""
         now, stored = self._clock(), self._stored() if stored is None else stored
-        self._mine = {
-            v: held for v, held in self._mine.items() if held[1] > now and stored.get(v) != held[0]
-        }
+        self._mine = {v: held for v, held in self._mine.items() if held[1] > now and stored.get(v) != held[0]}
         return self._mine
 
     def taken(self) -> set[int]:
