@@ -70,7 +70,9 @@ class EndpointsController:
         self.pods = factory.informer(PODS)
         self.endpoints = factory.informer(ENDPOINTS)
         self.services.add_event_handler(
-            EventHandlerFuncs(add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue)
+            EventHandlerFuncs(
+                add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
+            )
         )
         self.pods.add_event_handler(
             EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)

@@ -80,9 +80,12 @@ class EndpointSliceController:
         self.pods = factory.informer(PODS)
         self.nodes = factory.informer(NODES)
         self.slices = factory.informer(ENDPOINTSLICES)
-        self.slices.add_indexers({SERVICE_INDEX: managed_slice_index(CONTROLLER_NAME)})
+        if SERVICE_INDEX not in self.slices.indexer.indexer_names():  # another instance added it
+            self.slices.add_indexers({SERVICE_INDEX: _MANAGED})
         self.services.add_event_handler(
-            EventHandlerFuncs(add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue)
+            EventHandlerFuncs(
+                add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
+            )
         )
         self.pods.add_event_handler(
             EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)

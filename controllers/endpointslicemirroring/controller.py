@@ -17,7 +17,7 @@ import logging
 
 from controllers.endpointslicemirroring.mirror import CONTROLLER_NAME, plan_mirror
 from controllers.endpointutil.services import has_selector
-from controllers.endpointutil.slices import SERVICE_INDEX, SKIP_MIRROR_LABEL, managed_slice_index
+from controllers.endpointutil.slices import SKIP_MIRROR_LABEL, managed_slice_index
 from controllers.endpointutil.written import Written
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
@@ -34,6 +34,7 @@ log = logging.getLogger("endpointslicemirroring")
 
 LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
 _MIRRORED = managed_slice_index(CONTROLLER_NAME)
+MIRRORED_INDEX = "endpointslice-mirrored-service"
 
 
 def _unwrap(obj: Object | DeletedFinalStateUnknown) -> Object:
@@ -60,8 +61,11 @@ class EndpointSliceMirroringController:
         self.services = factory.informer(SERVICES)
         self.endpoints = factory.informer(ENDPOINTS)
         self.slices = factory.informer(ENDPOINTSLICES)
-        self.slices.add_indexers({SERVICE_INDEX + "-mirrored": _MIRRORED})
-        handlers = EventHandlerFuncs(add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue)
+        if MIRRORED_INDEX not in self.slices.indexer.indexer_names():  # another instance added it
+            self.slices.add_indexers({MIRRORED_INDEX: _MIRRORED})
+        handlers = EventHandlerFuncs(
+            add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
+        )
         self.services.add_event_handler(handlers)
         self.endpoints.add_event_handler(handlers)
         self.slices.add_event_handler(
@@ -117,8 +121,14 @@ class EndpointSliceMirroringController:
                 if err.code != 404:
                     raise
             self.written.deleted(key, f"{namespace}/{name}")
-        log.info("mirrored %s: %d created, %d updated, %d deleted", key, len(creates), len(updates), len(deletes))
+        log.info(
+            "mirrored %s: %d created, %d updated, %d deleted", key, len(creates), len(updates), len(deletes)
+        )
 
     def _existing(self, key: str) -> list[Object]:
-        cached = {meta_namespace_key(s): s for s in self.slices.indexer.by_index(SERVICE_INDEX + "-mirrored", key)}
-        return [s for s in self.written.overlay(key, cached).values() if not s["metadata"].get("deletionTimestamp")]
+        cached = {meta_namespace_key(s): s for s in self.slices.indexer.by_index(MIRRORED_INDEX, key)}
+        return [
+            s
+            for s in self.written.overlay(key, cached).values()
+            if not s["metadata"].get("deletionTimestamp")
+        ]

@@ -45,7 +45,11 @@ def _endpoint(address: dict[str, Any], ready: bool) -> dict[str, Any]:
 def _ports(subset: dict[str, Any]) -> list[dict[str, Any]]:
     ports = []
     for port in subset.get("ports") or []:
-        mirrored = {"name": port.get("name") or "", "port": port.get("port"), "protocol": port.get("protocol") or "TCP"}
+        mirrored = {
+            "name": port.get("name") or "",
+            "port": port.get("port"),
+            "protocol": port.get("protocol") or "TCP",
+        }
         if port.get("appProtocol"):
             mirrored["appProtocol"] = port["appProtocol"]
         ports.append(mirrored)
@@ -72,10 +76,14 @@ def mirrored_metadata(endpoints: Object) -> tuple[dict[str, str], dict[str, str]
     """Labels and annotations a mirrored slice carries: the Endpoints' own, less what belongs
     to slices or to kubectl, plus the service name and this manager."""
     meta = endpoints["metadata"]
-    labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in (MANAGED_BY_LABEL, SERVICE_NAME_LABEL)}
+    labels = {
+        k: v for k, v in (meta.get("labels") or {}).items() if k not in (MANAGED_BY_LABEL, SERVICE_NAME_LABEL)
+    }
     labels[SERVICE_NAME_LABEL] = meta["name"]
     labels[MANAGED_BY_LABEL] = CONTROLLER_NAME
-    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in (LAST_APPLIED, TRIGGER_TIME)}
+    annotations = {
+        k: v for k, v in (meta.get("annotations") or {}).items() if k not in (LAST_APPLIED, TRIGGER_TIME)
+    }
     return labels, annotations
 
 
@@ -104,7 +112,9 @@ def plan_mirror(endpoints: Object, existing: list[Object]) -> tuple[list[Object]
     deletes: list[Object] = []
     for group, (ports, wanted) in desired_groups(endpoints).items():
         current = by_group.pop(group, [])
-        chunks = [wanted[i : i + MAX_ENDPOINTS_PER_SUBSET] for i in range(0, len(wanted), MAX_ENDPOINTS_PER_SUBSET)]
+        chunks = [
+            wanted[i : i + MAX_ENDPOINTS_PER_SUBSET] for i in range(0, len(wanted), MAX_ENDPOINTS_PER_SUBSET)
+        ]
         for index, chunk in enumerate(chunks):
             if index < len(current):
                 slice_ = current[index]
@@ -118,7 +128,9 @@ def plan_mirror(endpoints: Object, existing: list[Object]) -> tuple[list[Object]
                 if not same:
                     updated = copy.deepcopy(slice_)
                     updated["endpoints"] = chunk
-                    updated["metadata"].update(labels=dict(labels), annotations=dict(annotations), ownerReferences=owner)
+                    updated["metadata"].update(
+                        labels=dict(labels), annotations=dict(annotations), ownerReferences=owner
+                    )
                     updates.append(updated)
                 continue
             creates.append(

@@ -69,4 +69,9 @@ def is_headless(service: Object) -> bool:
 
 def target_ref(pod: Object) -> dict[str, Any]:
     meta = pod["metadata"]
-    return {"kind": "Pod", "namespace": meta.get("namespace", ""), "name": meta["name"], "uid": meta.get("uid", "")}
+    return {
+        "kind": "Pod",
+        "namespace": meta.get("namespace", ""),
+        "name": meta["name"],
+        "uid": meta.get("uid", ""),
+    }

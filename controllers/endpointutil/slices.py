@@ -8,9 +8,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from minikube_py.cache.store import IndexFunc
-
 from minikube_py.api.unstructured import Object
+from minikube_py.cache.store import IndexFunc
 
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by"
