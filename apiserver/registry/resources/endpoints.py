@@ -13,9 +13,9 @@ from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.resources.endpointvalidation import (
     VALID_IP,
     dns_label,
+    ip_version,
     node_name,
     non_special_ip,
-    parse_ip,
     qualified_name,
 )
 from apiserver.registry.resources.podvalidation import to_causes
@@ -97,7 +97,7 @@ def validate_subsets(subsets: list[Any]) -> list[FieldError]:
 
 def _validate_address(address: dict[str, Any], at: str) -> list[FieldError]:
     ip = str(address.get("ip") or "")
-    errs = [] if parse_ip(ip) is not None else [invalid(f"{at}.ip", ip, VALID_IP)]
+    errs = [] if ip_version(ip) else [invalid(f"{at}.ip", ip, VALID_IP)]
     if address.get("hostname"):
         errs += dns_label(address["hostname"], f"{at}.hostname")
     if address.get("nodeName") is not None:

@@ -16,9 +16,9 @@ from apiserver.registry.resources.endpointvalidation import (
     VALID_IPV4,
     VALID_IPV6,
     dns_label,
+    ip_version,
     node_name,
     non_special_ip,
-    parse_ip,
     qualified_name,
 )
 from apiserver.registry.resources.podvalidation import to_causes
@@ -118,8 +118,7 @@ def validate_endpoint_slice(obj: Object) -> list[FieldError]:
 
 def _validate_address(address: Any, address_type: Any, at: str) -> list[FieldError]:
     if address_type in ("IPv4", "IPv6"):
-        ip = parse_ip(address)
-        if ip is None or f"IPv{ip.version}" != address_type:
+        if ip_version(str(address)) != (4 if address_type == "IPv4" else 6):
             return [invalid(at, address, VALID_IPV4 if address_type == "IPv4" else VALID_IPV6)]
         return non_special_ip(str(address), at)
     if address_type == "FQDN":
@@ -145,7 +144,8 @@ def _validate_endpoints(endpoints: list[Any], address_type: Any) -> list[FieldEr
         topology = endpoint.get("deprecatedTopology") or {}
         if len(topology) > MAX_TOPOLOGY_LABELS:
             errs.append(too_many(f"{at}.deprecatedTopology", len(topology), MAX_TOPOLOGY_LABELS))
-        errs += validate_labels(topology, f"{at}.deprecatedTopology")
+        if topology:
+            errs += validate_labels(topology, f"{at}.deprecatedTopology")
         if ZONE_LABEL in topology:
             errs.append(
                 FieldError(
