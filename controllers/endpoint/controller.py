@@ -31,7 +31,7 @@ from controllers.endpointutil.services import (
 )
 from controllers.endpointutil.triggertime import ANNOTATION as TRIGGER_TIME_ANNOTATION
 from controllers.endpointutil.triggertime import TriggerTimeTracker
-from controllers.endpointutil.written import Written
+from controllers.endpointutil.written import Written, update_or_forget
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import format_rfc3339
 from minikube_py.api.unstructured import Object
@@ -144,7 +144,10 @@ class EndpointsController:
         if current is not None and _same(current, desired):
             return
         resource = self.client.resource(ENDPOINTS, namespace)
-        written = await (resource.create(desired) if current is None else resource.update(desired))
+        if current is None:
+            written = await resource.create(desired)
+        else:
+            written = await update_or_forget(resource, desired, self.written, key)
         self.written.wrote(key, written)
         ready = sum(len(s.get("addresses") or []) for s in subsets)
         log.info("%s endpoints %s: %d ready", "created" if current is None else "updated", key, ready)

@@ -26,7 +26,7 @@ from controllers.endpointutil.services import (
 from controllers.endpointutil.slices import SERVICE_INDEX, managed_slice_index
 from controllers.endpointutil.triggertime import ANNOTATION as TRIGGER_TIME_ANNOTATION
 from controllers.endpointutil.triggertime import TriggerTimeTracker
-from controllers.endpointutil.written import Written
+from controllers.endpointutil.written import Written, update_or_forget
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import format_rfc3339
 from minikube_py.api.unstructured import Object
@@ -174,7 +174,7 @@ class EndpointSliceController:
         for slice_ in plan.create:
             self.written.wrote(key, await resource.create(slice_))
         for slice_ in plan.update:
-            self.written.wrote(key, await resource.update(slice_))
+            self.written.wrote(key, await update_or_forget(resource, slice_, self.written, key))
         for slice_ in plan.delete:
             name = slice_["metadata"]["name"]
             try:

@@ -18,7 +18,7 @@ import logging
 from controllers.endpointslicemirroring.mirror import CONTROLLER_NAME, plan_mirror
 from controllers.endpointutil.services import has_selector
 from controllers.endpointutil.slices import SKIP_MIRROR_LABEL, managed_slice_index
-from controllers.endpointutil.written import Written
+from controllers.endpointutil.written import Written, update_or_forget
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
@@ -112,7 +112,7 @@ class EndpointSliceMirroringController:
         for slice_ in creates:
             self.written.wrote(key, await resource.create(slice_))
         for slice_ in updates:
-            self.written.wrote(key, await resource.update(slice_))
+            self.written.wrote(key, await update_or_forget(resource, slice_, self.written, key))
         for slice_ in deletes:
             name = slice_["metadata"]["name"]
             try:

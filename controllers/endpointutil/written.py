@@ -6,8 +6,10 @@ informer shows the write (an equal or newer ``resourceVersion``, or the deletion
 
 from __future__ import annotations
 
+from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.store import meta_namespace_key
+from minikube_py.client.interfaces import ResourceClient
 
 
 def _revision(obj: Object) -> int:
@@ -44,6 +46,10 @@ class Written:
         if deleted or (written is not None and _revision(obj) >= _revision(written)):
             self._forget(owner, key)
 
+    def forget(self, owner: str, key: str) -> None:
+        """Drop one pending write (it is known to be gone: a write to it answered 404)."""
+        self._forget(owner, key)
+
     def forget_owner(self, owner: str) -> None:
         for key in self._by_owner.pop(owner, {}):
             self._owner_of.pop(key, None)
@@ -64,3 +70,15 @@ class Written:
         if not entries:
             self._by_owner.pop(owner, None)
         self._owner_of.pop(key, None)
+
+
+async def update_or_forget(resource: ResourceClient, obj: Object, written: Written, owner: str) -> Object:
+    """``resource.update(obj)``; on 404 the pending write of ``obj`` is forgotten (it was
+    deleted behind the informer's back, which may never show it) before the error fails the
+    sync, so the retry starts from the cache alone."""
+    try:
+        return await resource.update(obj)
+    except ApiError as err:
+        if err.code == 404:
+            written.forget(owner, meta_namespace_key(obj))
+        raise

@@ -11,6 +11,7 @@ import pytest
 from controllers.endpointslice import EndpointSliceController
 from controllers.endpointslice.controller import MissingNodesError
 from controllers.endpointutil.triggertime import ANNOTATION as TRIGGER
+from minikube_py.api import errors
 from minikube_py.api.unstructured import Object
 from minikube_py.client.resourcetypes import ENDPOINTSLICES, NODES, PODS, SERVICES
 from tests.controllers.endpoints.fixtures import NS, READY_AT, node, pod, ref, service
@@ -227,3 +228,21 @@ async def test_slices_of_another_service_with_the_same_name_are_replaced() -> No
     h.world.refresh(SERVICES)
     (slice_,) = await h.sync()
     assert slice_["metadata"]["ownerReferences"][0]["uid"] == "uid-svc-web-2"
+
+
+async def test_a_slice_deleted_behind_the_informers_back_is_recreated_after_one_retry() -> None:
+    """Written remembers the first write; the slice then vanishes without the informer ever
+    seeing it (created and deleted between two lists): the update is a 404, the pending write
+    is forgotten, and the retry creates a new slice instead of failing forever."""
+    h = Harness()
+    h.seed(service(), rt=SERVICES)
+    h.seed(pod("a", "127.128.1.2"))
+    (first,) = await h.sync(refresh=False)
+    await h.world.fake.resource(ENDPOINTSLICES, NS).delete(first["metadata"]["name"])
+    h.seed(pod("b", "127.128.1.3"))
+    with pytest.raises(errors.ApiError) as raised:
+        await h.controller.sync(KEY)
+    assert raised.value.code == 404
+    (again,) = await h.sync(refresh=False)
+    assert again["metadata"]["name"] != first["metadata"]["name"]
+    assert len(again["endpoints"]) == 2
