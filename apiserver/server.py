@@ -21,6 +21,7 @@ from starlette.types import ASGIApp
 from apiserver.admission.registry import build_chain
 from apiserver.authn.config import build_authentication
 from apiserver.bootstrap.aggregation import run_aggregation
+from apiserver.bootstrap.kubernetesendpoints import LeaseEndpointReconciler, advertised
 from apiserver.bootstrap.objects import ensure_bootstrap_objects
 from apiserver.bootstrap.priorityclasses import ensure_system_priority_classes
 from apiserver.endpoints.openapi import OpenAPI
@@ -135,10 +136,15 @@ async def run_apiserver(
     async with asyncio.TaskGroup() as tasks:
         caches = tasks.create_task(catalog.run())
         aggregation = tasks.create_task(run_aggregation(catalog))
+        endpoints: asyncio.Task[None] | None = None
         try:
             await catalog.wait_ready()
             await ensure_bootstrap_objects(catalog)
             await ensure_system_priority_classes(catalog)
+            # the kubernetes Service's endpoints: this apiserver's real port (--port 0 picks one)
+            serving_port = sock.getsockname()[1] if sock is not None else port
+            reconciler = LeaseEndpointReconciler(catalog, advertised(host, serving_port))
+            endpoints = tasks.create_task(reconciler.run())
             await serve(
                 build_app(kv, catalog, watches, nodes or NodeConnection(ca_file=ca_file), security, serving),
                 host,
@@ -152,6 +158,9 @@ async def run_apiserver(
                 serving=serving,
             )
         finally:
+            if endpoints is not None:  # gives up its lease first: the store is still open
+                endpoints.cancel()
+                await asyncio.wait([endpoints], timeout=GRACEFUL_SHUTDOWN_SECONDS)
             caches.cancel()
             aggregation.cancel()
 

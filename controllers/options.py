@@ -20,6 +20,9 @@ WORKER_FLAGS = {
     "garbage-collector-controller": "concurrent_gc_syncs",
     "namespace-controller": "concurrent_namespace_syncs",
     "serviceaccount-controller": "concurrent_serviceaccount_syncs",
+    "endpoints-controller": "concurrent_endpoint_syncs",
+    "endpointslice-controller": "concurrent_service_endpoint_syncs",
+    "endpointslice-mirroring-controller": "mirroring_concurrent_service_endpoint_syncs",
 }
 
 
@@ -88,6 +91,13 @@ def add_manager_flags(parser: argparse.ArgumentParser) -> None:
         "(default: the certificate authority of the kubeconfig)",
     )
     parser.add_argument(
+        "--max-endpoints-per-slice",
+        type=int,
+        default=ManagerOptions.max_endpoints_per_slice,
+        metavar="N",
+        help="the most endpoints the EndpointSlice controller puts in one slice (default %(default)s)",
+    )
+    parser.add_argument(
         "--kube-api-qps", type=float, default=ManagerOptions.qps, metavar="QPS", help="(default %(default)s)"
     )
     parser.add_argument(
@@ -122,4 +132,5 @@ def manager_options(args: argparse.Namespace, health_port: int | None) -> Manage
         qps=args.kube_api_qps,
         burst=args.kube_api_burst,
         root_ca=args.root_ca,
+        max_endpoints_per_slice=args.max_endpoints_per_slice,
     )

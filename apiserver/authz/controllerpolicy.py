@@ -53,6 +53,25 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("list", "get", "delete"), "", ("pods",)),
         events_rule(),
     ],
+    # the three endpoints controllers (upstream's roles of the same names)
+    "endpoint-controller": [
+        rule(("get", "list", "watch"), "", ("services", "pods")),
+        rule(("get", "list", "create", "update", "delete"), "", ("endpoints",)),
+        rule("create", "", ("endpoints/restricted",)),
+        events_rule(),
+    ],
+    "endpointslice-controller": [
+        rule(("get", "list", "watch"), "", ("services", "pods", "nodes")),
+        rule("update", "", ("services/finalizers",)),
+        rule(("get", "list", "create", "update", "delete"), "discovery.k8s.io", ("endpointslices",)),
+        events_rule(),
+    ],
+    "endpointslicemirroring-controller": [
+        rule(("get", "list", "watch"), "", ("services", "endpoints")),
+        rule("update", "", ("endpoints/finalizers",)),
+        rule(("get", "list", "create", "update", "delete"), "discovery.k8s.io", ("endpointslices",)),
+        events_rule(),
+    ],
 }
 
 

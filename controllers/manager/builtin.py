@@ -5,6 +5,9 @@ service account each acts as (``system:controller:<account>``), and default work
 from __future__ import annotations
 
 from controllers.deployment.controller import DeploymentController
+from controllers.endpoint.controller import EndpointsController
+from controllers.endpointslice.controller import EndpointSliceController
+from controllers.endpointslicemirroring.controller import EndpointSliceMirroringController
 from controllers.garbagecollector.garbagecollector import GarbageCollector
 from controllers.manager.registry import ControllerContext, ControllerRegistry, ControllerSpec
 from controllers.namespace.controller import NamespaceController
@@ -55,6 +58,20 @@ def _taint_eviction(c: ControllerContext) -> Controller:
     return TaintEvictionController(c.client, c.factory, c.recorder, clock=c.clock)
 
 
+def _endpoints(c: ControllerContext) -> Controller:
+    return EndpointsController(c.client, c.factory, clock=c.clock)
+
+
+def _endpointslice(c: ControllerContext) -> Controller:
+    return EndpointSliceController(
+        c.client, c.factory, clock=c.clock, max_endpoints_per_slice=c.max_endpoints_per_slice
+    )
+
+
+def _endpointslice_mirroring(c: ControllerContext) -> Controller:
+    return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -86,5 +103,16 @@ def builtin_registry() -> ControllerRegistry:
                 "node-lifecycle-controller", _node_lifecycle, "node-controller", 1, ("nodelifecycle",)
             ),
             ControllerSpec("taint-eviction-controller", _taint_eviction, "taint-eviction-controller", 1),
+            ControllerSpec("endpoints-controller", _endpoints, "endpoint-controller", 5, ("endpoint",)),
+            ControllerSpec(
+                "endpointslice-controller", _endpointslice, "endpointslice-controller", 5, ("endpointslice",)
+            ),
+            ControllerSpec(
+                "endpointslice-mirroring-controller",
+                _endpointslice_mirroring,
+                "endpointslicemirroring-controller",
+                5,
+                ("endpointslicemirroring",),
+            ),
         ]
     )

@@ -59,6 +59,7 @@ class ManagerOptions:
     burst: int = 2000
     identity: str = field(default_factory=default_identity)
     root_ca: bytes | None = field(default=None, repr=False)
+    max_endpoints_per_slice: int = 100
 
 
 async def run_controller_manager(
@@ -143,6 +144,7 @@ async def run_controllers(
                     node_monitor_period=options.node_monitor_period,
                     node_monitor_grace_period=options.node_monitor_grace_period,
                     root_ca=options.root_ca or b"",
+                    max_endpoints_per_slice=options.max_endpoints_per_slice,
                 )
                 controller = spec.new(context)
                 tasks.create_task(recorder.run(), name=f"{spec.name}-events")

@@ -29,6 +29,7 @@ class ControllerContext:
     node_monitor_period: float = 5.0
     node_monitor_grace_period: float = 40.0
     root_ca: bytes = field(default=b"", repr=False)
+    max_endpoints_per_slice: int = 100
 
 
 NewController = Callable[[ControllerContext], Controller]

@@ -21,6 +21,7 @@ _TYPE_TEXT = {
     "FieldValueNotSupported": "Unsupported value",
     "FieldValueForbidden": "Forbidden",
     "FieldValueTooLong": "Too long",
+    "FieldValueTooMany": "Too many",
 }
 # these types never print the offending value
 _VALUELESS = frozenset({"FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong"})
@@ -118,6 +119,11 @@ def too_long(field: str, max_bytes: int) -> FieldError:
     return FieldError(
         "FieldValueTooLong", field, "<value omitted>", f"may not be more than {max_bytes} {unit}"
     )
+
+
+def too_many(field: str, actual: int, maximum: int) -> FieldError:
+    """``field.TooMany``."""
+    return FieldError("FieldValueTooMany", field, actual, f"must have at most {maximum} items")
 
 
 def aggregate_message(errors: Iterable[object]) -> str:

@@ -34,6 +34,9 @@ ALL = [
     "deployment-controller",
     "node-lifecycle-controller",
     "taint-eviction-controller",
+    "endpoints-controller",
+    "endpointslice-controller",
+    "endpointslice-mirroring-controller",
 ]
 
 

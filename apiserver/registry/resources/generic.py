@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.strategy import NAME_COLUMN, Column, ServedModels, Strategy
-from minikube_py.api.models import core_objects, discovery
+from minikube_py.api.models import core_objects
 from minikube_py.api.unstructured import Object
 
 
@@ -29,7 +29,7 @@ class SpecStatusStrategy(Strategy):
 class PlainStrategy(SpecStatusStrategy):
     """Objects without a status subresource (ServiceAccount, Lease, RBAC...)."""
 
-    kinds: ClassVar[ServedModels] = (discovery.EndpointSlice,)
+    kinds: ClassVar[ServedModels] = ()
 
     status_field = None
 
