@@ -71,7 +71,7 @@ class LoadBalancerStatus:
 
     async def _write(self, key: ServiceKey, ingress: list[Object]) -> bool:
         namespace, name = key
-        body = {"status": {"loadBalancer": {"ingress": ingress} if ingress else {}}}
+        body = {"status": {"loadBalancer": {"ingress": ingress or None}}}  # null removes it
         try:
             await self._client.resource(SERVICES, namespace).patch(name, body, subresource="status")
         except ApiError as err:
