@@ -82,6 +82,7 @@ async def run(options: ServerRunOptions) -> None:
                 sock=sock,
                 security=options.security,
                 serving=options.serving,
+                service_network=options.service_network,
             )
 
 
@@ -124,6 +125,7 @@ class ClusterAPIServer:
             ),
             security=up_security(data_dir, pki, self.options.audit_policy),
             serving=self.options.serving,
+            service_network=self.options.service_network,
             sock=self.sock,
             on_listening=on_listening,
         )

@@ -32,6 +32,7 @@ from apiserver.flowcontrol.metrics import metrics_endpoint
 from apiserver.health import PingCheck, StoreCheck, install_health_checks
 from apiserver.nodeproxy import NodeConnection
 from apiserver.registry.catalog import Catalog
+from apiserver.registry.resources.serviceallocator import ServiceNetwork
 from apiserver.registry.reviews import review_storage
 from apiserver.security import SecurityConfig
 from apiserver.serving import ServingOptions
@@ -122,13 +123,15 @@ async def run_apiserver(
     nodes: NodeConnection | None = None,
     security: SecurityConfig | None = None,
     serving: ServingOptions | None = None,
+    service_network: ServiceNetwork | None = None,
 ) -> None:
     """The whole apiserver until cancelled: watch caches, bootstrap objects, HTTPS. ``nodes``
     None reaches node agents verified against ``ca_file`` without a client certificate;
-    ``serving`` None serves with upstream's request limits."""
+    ``serving`` None serves with upstream's request limits; ``service_network`` None
+    allocates from the default service range and node ports."""
     serving = serving or ServingOptions()
     tune_gc()
-    catalog, watches = Catalog(kv), OpenWatches()
+    catalog, watches = Catalog(kv, service_network=service_network), OpenWatches()
     async with asyncio.TaskGroup() as tasks:
         caches = tasks.create_task(catalog.run())
         aggregation = tasks.create_task(run_aggregation(catalog))

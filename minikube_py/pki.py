@@ -40,6 +40,7 @@ from minikube_py.pkiutil import (
     APISERVER_COMMON_NAME,
     APISERVER_DNS_NAMES,
     APISERVER_IP_ADDRESSES,
+    APISERVER_LOOPBACK_ADDRESSES,
     BACKDATE,
     CA_COMMON_NAME,
     CA_VALIDITY,
@@ -110,8 +111,17 @@ class ClusterPKI:
     kubelet_client: CertKeyPair
 
 
-def ensure_cluster_pki(pki_dir: Path, *, now: datetime | None = None) -> ClusterPKI:
+def ensure_cluster_pki(
+    pki_dir: Path, *, now: datetime | None = None, service_ip: str | None = None
+) -> ClusterPKI:
     """Create what is missing under ``pki_dir`` and reuse what is there (see module docstring).
+
+    The serving certificate names ``localhost``, ``kubernetes``, ``kubernetes.default``,
+    ``kubernetes.default.svc``, ``kubernetes.default.svc.cluster.local``, ``127.0.0.1``, ``::1``
+    and ``service_ip``, the ``kubernetes`` Service's address (so a pod reaching the API
+    through the Service verifies it); one naming another Service address is reissued. With
+    ``service_ip`` None any one Service address will do (a new certificate gets the default
+    range's): callers that only want the paths leave a running cluster's certificate alone.
 
     Besides the CA, the serving certificate and the service-account keys, this issues the
     ``admin`` client certificate (CN ``kubernetes-admin``, O ``system:masters``) and
@@ -127,8 +137,8 @@ def ensure_cluster_pki(pki_dir: Path, *, now: datetime | None = None) -> Cluster
         apiserver,
         ca,
         now,
-        wanted=lambda cert: _serving_names(cert) == _serving_names_wanted(),
-        issue=lambda: issue_serving_certificate(ca, now=now),
+        wanted=lambda cert: _serving_names_fit(_serving_names(cert), service_ip),
+        issue=lambda: issue_serving_certificate(ca, ip_addresses=_serving_ips(service_ip), now=now),
     )
     sa_key, sa_pub = _ensure_service_account_keys(pki_dir)
     admin = _ensure_client(pki_dir, ca, "admin", ADMIN_USER, ADMIN_GROUPS, now)
@@ -257,8 +267,18 @@ def _serving_names(certificate: x509.Certificate) -> tuple[set[str], set[str]]:
     return set(sans.get_values_for_type(x509.DNSName)), ips
 
 
-def _serving_names_wanted() -> tuple[set[str], set[str]]:
-    return set(APISERVER_DNS_NAMES), {str(ipaddress.ip_address(ip)) for ip in APISERVER_IP_ADDRESSES}
+def _serving_ips(service_ip: str | None) -> tuple[str, ...]:
+    return APISERVER_IP_ADDRESSES if service_ip is None else (*APISERVER_LOOPBACK_ADDRESSES, service_ip)
+
+
+def _serving_names_fit(names: tuple[set[str], set[str]], service_ip: str | None) -> bool:
+    dns_names, ips = names
+    loopback = {str(ipaddress.ip_address(ip)) for ip in APISERVER_LOOPBACK_ADDRESSES}
+    if dns_names != set(APISERVER_DNS_NAMES) or not loopback <= ips:
+        return False
+    if service_ip is None:
+        return len(ips - loopback) == 1
+    return ips == loopback | {str(ipaddress.ip_address(service_ip))}
 
 
 def _client_identity(certificate: x509.Certificate) -> tuple[str, list[str]]:

@@ -20,6 +20,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from minikube_py.network import DEFAULT_SERVICE_CIDR, kubernetes_service_ip
+
 CA_COMMON_NAME = "minikube-py-ca"
 APISERVER_COMMON_NAME = "kube-apiserver"
 APISERVER_DNS_NAMES = (
@@ -29,8 +31,9 @@ APISERVER_DNS_NAMES = (
     "kubernetes.default.svc",
     "kubernetes.default.svc.cluster.local",
 )
-# loopback and the `kubernetes` Service IP (the first address of the service range), as upstream
-APISERVER_IP_ADDRESSES = ("127.0.0.1", "::1", "10.96.0.1")
+# loopback, and the `kubernetes` Service IP (the first address of the service range, as upstream)
+APISERVER_LOOPBACK_ADDRESSES = ("127.0.0.1", "::1")
+APISERVER_IP_ADDRESSES = (*APISERVER_LOOPBACK_ADDRESSES, kubernetes_service_ip(DEFAULT_SERVICE_CIDR))
 ADMIN_USER = "kubernetes-admin"
 ADMIN_GROUPS = ("system:masters",)
 # The identity the apiserver presents to node agents (kubeadm's apiserver-kubelet-client).

@@ -39,7 +39,7 @@ from nodeagent.pod.podmanager import PodManager
 from nodeagent.pod.staticpods import StaticPods
 from nodeagent.runtime.fake import FakeRuntime
 from nodeagent.runtime.interface import ContainerRuntime
-from nodeagent.runtime.podip import DEFAULT_POD_CIDR
+from nodeagent.runtime.podip import DEFAULT_POD_CIDR, node_address
 from nodeagent.runtime.process import ProcessRuntime
 from nodeagent.stats.endpoint import summary_lookup
 from nodeagent.stats.summary import SummaryProvider
@@ -48,6 +48,7 @@ from nodeagent.volumes.sourcewatch import DEFAULT_REFRESH_DELAY, SourceWatches
 
 log = logging.getLogger("nodeagent")
 USER_AGENT = "kubelet/minikube-py"
+LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 10250
 KUBELET_QPS, KUBELET_BURST = 50.0, 100  # upstream's kubeAPIQPS and kubeAPIBurst
 
@@ -60,8 +61,9 @@ class ServingTLS:
     client_ca: Path
 
     @classmethod
-    def issued_by(cls, ca: CertificateAuthority, directory: Path) -> ServingTLS:
-        pair, client_ca = ensure_serving_certificate(ca, directory)
+    def issued_by(cls, ca: CertificateAuthority, directory: Path, address: str = LOOPBACK) -> ServingTLS:
+        """A pair for the API at ``address`` (the node's address: what the apiserver dials)."""
+        pair, client_ca = ensure_serving_certificate(ca, directory, address)
         return cls(pair, client_ca)
 
 
@@ -71,16 +73,17 @@ class AgentOptions:
     data_dir: Path
     runtime: str = "process"  # or "fake"
     port: int = DEFAULT_PORT  # 0: a free port
-    host: str = "127.0.0.1"
-    pod_cidr: str = DEFAULT_POD_CIDR  # where this node's pod IPs come from
+    host: str = ""  # where the API listens; "": the node's address
+    pod_cidr: str = DEFAULT_POD_CIDR  # the node's range (spec.podCIDR): its pods' IPs
+    node_ip: str = ""  # the node's InternalIP; "": the first address of pod_cidr
     eviction_hard: str = DEFAULT_EVICTION_HARD  # the eviction manager's hard thresholds
     # seconds from a change of a mounted ConfigMap or Secret to the refresh of its pods' files
     volume_refresh_delay: float = DEFAULT_REFRESH_DELAY
 
-
-def process_pod_cidr(index: int) -> str:
-    """Node ``node-<index>``'s loopback range: 127.<index>.0.0/16 (processes can bind it)."""
-    return f"127.{index}.0.0/16"
+    @property
+    def address(self) -> str:
+        """The node's own address (``InternalIP``)."""
+        return self.node_ip or node_address(self.pod_cidr)
 
 
 def node_root(data_dir: Path, node_name: str) -> Path:
@@ -114,7 +117,7 @@ async def run_node_agent(
             ),
             cert=tls.cert,
             client_ca=tls.client_ca,
-            host=options.host,
+            host=options.host or options.address,
             port=options.port,
         )
         version = await runtime.version()
@@ -124,7 +127,7 @@ async def run_node_agent(
             node = process_node_config(
                 options.node_name, data_dir=root, port=server.port, runtime_version=version
             )
-        node = dataclasses.replace(node, address=options.host)
+        node = dataclasses.replace(node, address=options.address, pod_cidr=options.pod_cidr)
         heartbeats = NodeHeartbeats(clock=clock)
         recorder = EventRecorder(client, "kubelet", clock=clock, host=options.node_name)
         sources = SourceWatches(client, clock=clock, refresh_delay=options.volume_refresh_delay)

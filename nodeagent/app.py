@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from minikube_py.client.config import load_kubeconfig
 from minikube_py.gctuning import tune_gc
 from minikube_py.identities import ensure_fake_nodes_identity, ensure_node_identity, ensure_proxy_identity
 from minikube_py.pki import CertificateAuthority, ClusterPKI
-from nodeagent.agent import AgentOptions, ServingTLS, node_root, process_pod_cidr, run_node_agent
+from nodeagent.agent import AgentOptions, ServingTLS, node_root, run_node_agent
 from nodeagent.fakenodes import run_fake_nodes
 from nodeagent.options import add_flags as add_agent_flags
 from nodeagent.options import agent_options
@@ -79,17 +79,28 @@ def cluster_proxy(data_dir: Path, pki: ClusterPKI, server: str, nodes: int) -> C
 
 
 def cluster_agents(
-    data_dir: Path, pki: ClusterPKI, ca: CertificateAuthority, server: str, nodes: int, fake_nodes: int
+    data_dir: Path,
+    pki: ClusterPKI,
+    ca: CertificateAuthority,
+    server: str,
+    nodes: int,
+    fake_nodes: int,
+    pod_cidrs: Sequence[str],
 ) -> list[Coroutine[Any, Any, None]]:
-    """``up``'s agents: ``nodes`` on the process runtime, ``fake_nodes`` simulated by one."""
-    agents = [
-        run_node_agent(
-            load_kubeconfig(ensure_node_identity(data_dir, pki, name, server)),
-            AgentOptions(name, data_dir, "process", port=0, pod_cidr=process_pod_cidr(index)),
-            ServingTLS.issued_by(ca, node_root(data_dir, name) / "pki"),
+    """``up``'s agents: ``nodes`` on the process runtime, ``fake_nodes`` simulated by one; the
+    nodes' pod ranges are ``pod_cidrs`` in order (process nodes first), a process node's
+    address and API at the first address of its range."""
+    agents = []
+    for index in range(nodes):
+        name = f"node-{index + 1}"
+        options = AgentOptions(name, data_dir, "process", port=0, pod_cidr=pod_cidrs[index])
+        agents.append(
+            run_node_agent(
+                load_kubeconfig(ensure_node_identity(data_dir, pki, name, server)),
+                options,
+                ServingTLS.issued_by(ca, node_root(data_dir, name) / "pki", options.address),
+            )
         )
-        for index, name in ((i, f"node-{i}") for i in range(1, nodes + 1))
-    ]
     if fake_nodes:
         names = [f"fake-{i}" for i in range(1, fake_nodes + 1)]
         agents.append(
@@ -98,6 +109,7 @@ def cluster_agents(
                 names,
                 data_dir,
                 ServingTLS.issued_by(ca, data_dir / "nodes" / "fake-pki"),
+                pod_cidrs=pod_cidrs[nodes:],
             )
         )
     return agents

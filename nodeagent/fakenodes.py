@@ -46,8 +46,9 @@ from nodeagent.stats.summary import SummaryProvider
 
 
 def fake_pod_cidr(index: int) -> str:
-    """Simulated node ``fake-<index>``'s range, a /24 of 10.100.0.0 onward (never bound)."""
-    return f"10.{100 + (index >> 8)}.{index & 255}.0/24"
+    """Simulated node ``fake-<index>``'s range when none is given: a /24 of 127.200.0.0/13
+    onward (loopback, never bound: a connection to a simulated pod is refused at once)."""
+    return f"127.{200 + (index >> 8)}.{index & 255}.0/24"
 
 
 async def run_fake_nodes(
@@ -57,8 +58,11 @@ async def run_fake_nodes(
     tls: ServingTLS,
     clock: Clock | None = None,
     eviction_hard: str = DEFAULT_EVICTION_HARD,
+    pod_cidrs: Sequence[str] = (),
 ) -> None:
-    """Serve the simulated nodes ``names`` until cancelled (one API server for all of them)."""
+    """Serve the simulated nodes ``names`` until cancelled (one API server for all of them);
+    node ``names[i]`` gets pod range ``pod_cidrs[i]`` (``fake_pod_cidr`` past their end). Their
+    API listens on 127.0.0.1, which is every simulated node's ``InternalIP``."""
     clock = clock or RealClock()
     # each simulated node has a kubelet's room (kubeAPIQPS 50, burst 100), shared by one client
     scaled = dataclasses.replace(
@@ -84,10 +88,12 @@ async def run_fake_nodes(
         managers: list[PodManager] = []
         housekeepings: list[NodeHousekeeping] = []
         for index, name in enumerate(names, start=1):
-            runtime = FakeRuntime(clock, pod_cidr=fake_pod_cidr(index), scripted_logs_only=True)
+            pod_cidr = pod_cidrs[index - 1] if index <= len(pod_cidrs) else fake_pod_cidr(index)
+            runtime = FakeRuntime(clock, pod_cidr=pod_cidr, scripted_logs_only=True)
             runtimes.append(runtime)
             node_runtimes[name] = runtime
             node = fake_node_config(name, port=server.port, runtime_version=await runtime.version())
+            node = dataclasses.replace(node, pod_cidr=pod_cidr)
             manager = pod_manager(client, node, roots[name], runtime, recorder, clock, services)
             managers.append(manager)
             keeping = node_housekeeping(node, manager, recorder, clock, roots[name], eviction_hard)

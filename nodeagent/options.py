@@ -1,16 +1,20 @@
 """The node agent's flags: ``minikube-py node-agent --kubeconfig F --node-name N --runtime
 process|fake`` runs one node agent (a miniature kubelet), with the kubelet's flags for its
-serving certificate and client CA; into ``AgentOptions`` and ``ServingTLS``."""
+serving certificate and client CA, its address (``--node-ip``, ``--address``) and its pod
+range (``--pod-cidr``); into ``AgentOptions`` and ``ServingTLS``."""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 from pathlib import Path
 
 from minikube_py.datadir import DEFAULT_DATA_DIR
+from minikube_py.network import loopback_network
 from minikube_py.pki import CertKeyPair
 from nodeagent.agent import DEFAULT_PORT, AgentOptions, ServingTLS
 from nodeagent.eviction.thresholds import DEFAULT_EVICTION_HARD, parse_thresholds
+from nodeagent.runtime.podip import DEFAULT_POD_CIDR
 from nodeagent.volumes.sourcewatch import DEFAULT_REFRESH_DELAY
 
 RUNTIMES = ("process", "fake")
@@ -32,7 +36,27 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         "--port", type=int, default=DEFAULT_PORT, help="the node API's HTTPS port (default %(default)s)"
     )
     parser.add_argument(
-        "--address", default="127.0.0.1", help="where the node API listens (default %(default)s)"
+        "--address",
+        type=_loopback_ip,
+        default="",
+        metavar="IP",
+        help="where the node API listens (default: the node's address, --node-ip)",
+    )
+    parser.add_argument(
+        "--pod-cidr",
+        type=_pod_cidr,
+        default=DEFAULT_POD_CIDR,
+        metavar="CIDR",
+        help="the node's loopback range (its spec.podCIDR): the node's address is its first "
+        "address, its pods get the next ones (default %(default)s; give each node agent started "
+        "alone a range of its own)",
+    )
+    parser.add_argument(
+        "--node-ip",
+        type=_loopback_ip,
+        default="",
+        metavar="IP",
+        help="the node's address, reported as its InternalIP (default: the first address of --pod-cidr)",
     )
     parser.add_argument(
         "--tls-cert-file", type=Path, required=True, metavar="FILE", help="the node API's certificate"
@@ -62,6 +86,26 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _pod_cidr(text: str) -> str:
+    try:
+        network = loopback_network(text, "--pod-cidr")
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    if network.num_addresses < 4:
+        raise argparse.ArgumentTypeError(f"--pod-cidr {text} has no room for pods (want a /30 or larger)")
+    return str(network)
+
+
+def _loopback_ip(text: str) -> str:
+    try:
+        address = ipaddress.IPv4Address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid IP address {text!r}") from None
+    if not address.is_loopback:
+        raise argparse.ArgumentTypeError(f"{text} is not a loopback address (want one of 127.0.0.0/8)")
+    return text
+
+
 def _thresholds(text: str) -> str:
     try:
         parse_thresholds(text)
@@ -79,6 +123,8 @@ def agent_options(args: argparse.Namespace) -> tuple[AgentOptions, ServingTLS]:
         args.runtime,
         args.port,
         args.address,
+        pod_cidr=args.pod_cidr,
+        node_ip=args.node_ip,
         eviction_hard=args.eviction_hard,
         volume_refresh_delay=max(args.volume_refresh_delay, 0.0),
     )

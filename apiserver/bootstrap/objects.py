@@ -1,5 +1,11 @@
 """Objects every cluster has from its first start: the system namespaces and the
-``kubernetes`` Service in ``default`` (upstream's apiserver creates them too)."""
+``kubernetes`` Service in ``default`` (upstream's apiserver creates them too), at the first
+address of the service range (``127.96.0.1`` by default).
+
+A ``kubernetes`` Service at another address (a data dir of an older version, whose range was
+10.96.0.0/12, or a changed ``--service-cluster-ip-range``) is replaced: its address is
+immutable, and one outside the loopback range would send pods' API traffic off the machine.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +14,18 @@ from typing import Any
 
 from apiserver.bootstrap.rbac import ensure_bootstrap_policy
 from apiserver.registry.catalog import Catalog
+from apiserver.registry.deletion import DeleteOptions
+from apiserver.registry.resources.serviceallocator import ServiceNetwork
+from apiserver.registry.store import GenericStore
 from minikube_py.api import errors
 
 log = logging.getLogger("apiserver.bootstrap")
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-SERVICE_IP = "10.96.0.1"
+SERVICE_IP = ServiceNetwork().kubernetes_ip  # of the default range
 
 
-def kubernetes_service(port: int = 6443) -> dict[str, Any]:
+def kubernetes_service(port: int = 6443, ip: str = SERVICE_IP) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -27,8 +36,8 @@ def kubernetes_service(port: int = 6443) -> dict[str, Any]:
         },
         "spec": {
             "type": "ClusterIP",
-            "clusterIP": SERVICE_IP,
-            "clusterIPs": [SERVICE_IP],
+            "clusterIP": ip,
+            "clusterIPs": [ip],
             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}],
             "sessionAffinity": "None",
             "ipFamilies": ["IPv4"],
@@ -46,10 +55,31 @@ async def ensure_bootstrap_objects(catalog: Catalog) -> None:
     for name in SYSTEM_NAMESPACES:
         obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
         await _create_missing(lambda o=obj: namespaces.create("", o), f"namespace {name}")
+    ip = catalog.service_network.kubernetes_ip
+    await _replace_moved(services, ip)
     await _create_missing(
-        lambda: services.create("default", kubernetes_service()), "service default/kubernetes"
+        lambda: services.create("default", kubernetes_service(ip=ip)), "service default/kubernetes"
     )
     await ensure_bootstrap_policy(catalog)
+
+
+async def _replace_moved(services: GenericStore, ip: str) -> None:
+    """Delete the ``kubernetes`` Service when it has another address than ``ip``."""
+    try:
+        existing = await services.get("default", "kubernetes")
+    except errors.ApiError as err:
+        if err.code == 404:
+            return
+        raise
+    current = (existing.get("spec") or {}).get("clusterIP")
+    if current == ip:
+        return
+    log.info("service default/kubernetes has address %s, not %s: replacing it", current, ip)
+    try:
+        await services.delete("default", "kubernetes", DeleteOptions())
+    except errors.ApiError as err:
+        if err.code != 404:
+            raise
 
 
 async def _create_missing(create: Any, what: str) -> None:

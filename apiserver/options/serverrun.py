@@ -1,19 +1,21 @@
 """Where the apiserver serves and stores: the ``apiserver`` command's ``--store``,
-``--bind-address``, ``--secure-port`` and TLS files, with its gates' and request limits'
-flags, into ``ServerRunOptions``; and ``up``'s ``--port``, ``--store`` and
-``--audit-policy-file`` into ``ClusterOptions`` (``up`` configures the rest from the data
-dir)."""
+``--bind-address``, ``--secure-port`` and TLS files, with its gates', request limits' and
+Service address flags, into ``ServerRunOptions``; and ``up``'s ``--port``, ``--store``,
+Service address flags and ``--audit-policy-file`` into ``ClusterOptions`` (``up`` configures
+the rest from the data dir)."""
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from apiserver.audit.policy import Policy
 from apiserver.options.audit import add_up_audit_flag
 from apiserver.options.security import add_security_flags, security_from_args
+from apiserver.options.services import add_service_network_flags, service_network_from_args
 from apiserver.options.serving import add_serving_flags, serving_from_args
+from apiserver.registry.resources.serviceallocator import ServiceNetwork
 from apiserver.security import SecurityConfig
 from apiserver.serving import ServingOptions
 from minikube_py.flags import port_number
@@ -35,6 +37,7 @@ class ServerRunOptions:
     client_ca_file: Path
     security: SecurityConfig | None = None
     serving: ServingOptions | None = None
+    service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class ClusterOptions:
     store_url: str | None = None
     audit_policy: Policy | None = None
     serving: ServingOptions | None = None
+    service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
 
 
 def add_server_run_flags(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +73,7 @@ def add_server_run_flags(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, type=Path, required=True, metavar="FILE", help=help_text)
     add_security_flags(parser)
     add_serving_flags(parser)
+    add_service_network_flags(parser)
 
 
 def server_run_options(args: argparse.Namespace) -> ServerRunOptions:
@@ -81,6 +86,7 @@ def server_run_options(args: argparse.Namespace) -> ServerRunOptions:
         client_ca_file=args.client_ca_file,
         security=security_from_args(args),
         serving=serving_from_args(args),
+        service_network=service_network_from_args(args),
     )
 
 
@@ -93,6 +99,7 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
         help="apiserver HTTPS port on 127.0.0.1 (default %(default)s)",
     )
     parser.add_argument("--store", metavar="URL", help=f"{STORE_HELP} (default sqlite:///DIR/store.db)")
+    add_service_network_flags(parser)
 
 
 def add_cluster_gate_flags(parser: argparse.ArgumentParser) -> None:
@@ -107,4 +114,5 @@ def cluster_options(args: argparse.Namespace) -> ClusterOptions:
         store_url=args.store,
         audit_policy=args.audit_policy_file,
         serving=serving_from_args(args),
+        service_network=service_network_from_args(args),
     )

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from apiserver import namespacepolicy
 from apiserver.lookup import Change, Lister, WatchCache
 from apiserver.registry.listers import StoreLister, convert
+from apiserver.registry.resources.service import ServiceStrategy
+from apiserver.registry.resources.serviceallocator import ServiceNetwork
 from apiserver.registry.store import Admission, GenericStore
 from apiserver.registry.strategies import StrategyRegistry, builtin_strategies, strategy_for
 from apiserver.registry.strategy import Strategy
@@ -37,10 +39,17 @@ def indexers(strategy: Strategy) -> dict[str, Indexer]:
 class Catalog:
     """Stores by (group, version, resource); ``run`` keeps every watch cache in sync. Every
     served kind gets a store with its own strategy (``strategies``), unless that strategy says
-    the kind is stored nowhere."""
+    the kind is stored nowhere. Services get their addresses from ``service_network`` (the
+    apiserver's ``--service-cluster-ip-range`` and ``--service-node-port-range``)."""
 
-    def __init__(self, kv: KV, strategies: StrategyRegistry | None = None) -> None:
+    def __init__(
+        self,
+        kv: KV,
+        strategies: StrategyRegistry | None = None,
+        service_network: ServiceNetwork | None = None,
+    ) -> None:
         strategies = strategies or builtin_strategies()
+        self.service_network = service_network or ServiceNetwork()
         self.scheme: Scheme = strategies.scheme()
         self.kv = kv
         storage = KVObjectStorage(kv)
@@ -55,6 +64,8 @@ class Catalog:
             cacher = self._cachers.get(prefix) or Cacher(storage, prefix, indexers=indexers(strategy_class()))
             self._cachers[prefix] = cacher
             strategy = strategy_class.for_storage(cacher.objects)
+            if isinstance(strategy, ServiceStrategy):
+                strategy.use_network(self.service_network)
             store = GenericStore(rt, strategy, cacher, self.check_namespace)
             self._stores[(rt.group, rt.version, rt.resource)] = store
 

@@ -36,17 +36,29 @@ from minikube_py.kubeconfig import (
     merge_kubeconfig,
     write_client_kubeconfig,
 )
+from minikube_py.network import (
+    DEFAULT_CLUSTER_CIDR,
+    DEFAULT_NODE_CIDR_MASK_SIZE,
+    loopback_network,
+    node_cidr_count,
+    node_cidrs,
+)
 from minikube_py.pki import ClusterPKI, ensure_cluster_pki, load_certificate_authority
 
 logger = logging.getLogger("kubeconfig")
 
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
-MAX_PROCESS_NODES = 254
+
+
+class PodNetworkError(Exception):
+    """The nodes asked for do not fit the pod network (``--cluster-cidr``). One line."""
+
 
 # errors of bad input, reported as one line (exit 2) without a traceback (the node agents'
 # are the shared library's: kubeconfig and PKI errors, which main reports for every command)
 CONFIG_ERRORS: tuple[type[Exception], ...] = (
     DataDirError,
+    PodNetworkError,
     *apiserver.app.CONFIG_ERRORS,
     *controllers.app.CONFIG_ERRORS,
     *scheduler.app.CONFIG_ERRORS,
@@ -56,12 +68,34 @@ CONFIG_ERRORS: tuple[type[Exception], ...] = (
 @dataclass(frozen=True)
 class Components:
     """What ``up`` runs besides the apiserver: the controller-manager's and the scheduler's
-    options, ``nodes`` process-runtime node agents and ``fake_nodes`` simulated ones."""
+    options, ``nodes`` process-runtime node agents and ``fake_nodes`` simulated ones, each node
+    with a range of ``cluster_cidr`` (``/node_cidr_mask_size``), process nodes first."""
 
     manager: controllers.app.ManagerOptions = field(default_factory=controllers.app.ManagerOptions)
     scheduling: scheduler.app.SchedulerOptions = field(default_factory=scheduler.app.SchedulerOptions)
     nodes: int = 0
     fake_nodes: int = 0
+    cluster_cidr: str = DEFAULT_CLUSTER_CIDR
+    node_cidr_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE
+
+    def pod_cidrs(self) -> list[str]:
+        """The nodes' ranges in order (``node-1..N``, then ``fake-1..M``); ``PodNetworkError``
+        when they do not fit."""
+        wanted = self.nodes + self.fake_nodes
+        room = max_nodes(self.cluster_cidr, self.node_cidr_mask_size)
+        if wanted > room:
+            raise PodNetworkError(
+                f"--cluster-cidr {self.cluster_cidr} with --node-cidr-mask-size {self.node_cidr_mask_size} "
+                f"has room for {room} nodes, but --nodes {self.nodes} and --fake-nodes {self.fake_nodes} "
+                f"ask for {wanted}"
+            )
+        ranges = node_cidrs(self.cluster_cidr, self.node_cidr_mask_size)
+        return [next(ranges) for _ in range(wanted)]
+
+
+def max_nodes(cluster_cidr: str, mask_size: int) -> int:
+    """How many nodes (process or simulated) the pod network has ranges for."""
+    return node_cidr_count(cluster_cidr, mask_size)
 
 
 async def up(
@@ -80,7 +114,7 @@ async def up(
     """
     data_dir = prepare_data_dir(data_dir)
     async with apiserver.app.cluster_apiserver(cluster, data_dir) as server:
-        pki = ensure_cluster_pki(data_dir / "pki")
+        pki = ensure_cluster_pki(data_dir / "pki", service_ip=cluster.service_network.kubernetes_ip)
         kubeconfig = data_dir / ADMIN_KUBECONFIG
         write_client_kubeconfig(
             kubeconfig, server=server.url, ca_cert=pki.ca.cert, client=pki.admin, user=ADMIN_KUBECONFIG_USER
@@ -127,7 +161,9 @@ async def node_agents(
     import nodeagent.app  # imported by now
 
     ca = load_certificate_authority(pki.ca)
-    agents = nodeagent.app.cluster_agents(data_dir, pki, ca, server, components.nodes, components.fake_nodes)
+    agents = nodeagent.app.cluster_agents(
+        data_dir, pki, ca, server, components.nodes, components.fake_nodes, pod_cidrs=components.pod_cidrs()
+    )
     agents.append(  # the service proxy: one for the whole cluster
         nodeagent.app.cluster_proxy(data_dir, pki, server, components.nodes)
     )
@@ -203,7 +239,7 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     apiserver.app.add_cluster_flags(parser)
     parser.add_argument(
         "--nodes",
-        type=_process_nodes,
+        type=_count,
         default=1,
         metavar="N",
         help="node agents on the process runtime, node-1..N (default %(default)s)",
@@ -222,32 +258,62 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         "writes to (~/.kube/config, or the first existing file of $KUBECONFIG, or its last path); "
         "DIR/admin.kubeconfig is written either way",
     )
+    add_pod_network_flags(parser)
     apiserver.app.add_cluster_gate_flags(parser)
     controllers.app.add_up_flags(parser)
     scheduler.app.add_up_flags(parser)
     parser.set_defaults(run=run_command, config_errors=CONFIG_ERRORS)
 
 
+def add_pod_network_flags(parser: argparse.ArgumentParser) -> None:
+    """The pod network, with kube-controller-manager's flag names (its node IPAM hands out
+    the node ranges upstream; here ``up`` does, in order)."""
+    parser.add_argument(
+        "--cluster-cidr",
+        type=_cluster_cidr,
+        default=DEFAULT_CLUSTER_CIDR,
+        metavar="CIDR",
+        help="the pod network, a loopback range; each node gets one range of it (default %(default)s)",
+    )
+    parser.add_argument(
+        "--node-cidr-mask-size",
+        type=_mask_size,
+        default=DEFAULT_NODE_CIDR_MASK_SIZE,
+        metavar="BITS",
+        help="the prefix length of each node's range: a process node's address is its first "
+        "address, its pods get the next ones (default %(default)s)",
+    )
+
+
 async def run_command(args: argparse.Namespace) -> None:
+    components = Components(
+        manager=controllers.app.up_options(args),
+        scheduling=scheduler.app.up_options(args),
+        nodes=args.nodes,
+        fake_nodes=args.fake_nodes,
+        cluster_cidr=args.cluster_cidr,
+        node_cidr_mask_size=args.node_cidr_mask_size,
+    )
+    components.pod_cidrs()  # nodes that do not fit are refused before anything starts
     await up(
         data_dir=args.data_dir,
         cluster=apiserver.app.cluster_options(args),
-        components=Components(
-            manager=controllers.app.up_options(args),
-            scheduling=scheduler.app.up_options(args),
-            nodes=args.nodes,
-            fake_nodes=args.fake_nodes,
-        ),
+        components=components,
         kubeconfig_merge=not args.no_kubeconfig_merge,
     )
 
 
-def _process_nodes(text: str) -> int:
-    """Each process node gets a loopback /16 (127.N.0.0), so at most 254 of them."""
-    count = _count(text)
-    if count > MAX_PROCESS_NODES:
-        raise argparse.ArgumentTypeError(f"at most {MAX_PROCESS_NODES} process nodes (got {count})")
-    return count
+def _cluster_cidr(text: str) -> str:
+    try:
+        return str(loopback_network(text, "--cluster-cidr"))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _mask_size(text: str) -> int:
+    if not text.isdigit() or not 8 <= int(text) <= 30:
+        raise argparse.ArgumentTypeError(f"invalid --node-cidr-mask-size {text!r} (want 8 to 30)")
+    return int(text)
 
 
 def _count(text: str) -> int:

@@ -4,6 +4,10 @@ It lives in the installed package, not in ``tests/``, so ``benchmarks/`` run aft
 ``pip install -e .``: nothing here needs pytest. A cluster that exits early or never becomes
 ready raises ``ClusterError`` (inside a test that fails it as ``pytest.fail`` would).
 ``tests/cluster.py`` re-exports all of this beside its kubectl helpers.
+
+Every ``up`` started here holds a network slot (``slots``): its own service range and pod
+network, passed as ``--service-cluster-ip-range`` and ``--cluster-cidr`` unless the caller's
+flags name them, so clusters running at once on this machine never share an address.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from minikube_py.testing.slots import NetworkSlot, acquire_slot
 
 CLI = [sys.executable, "-m", "minikube_py.cli.main"]
 READY_TIMEOUT = 15.0
@@ -40,6 +46,7 @@ class Cluster:
     process: subprocess.Popen[bytes]
     stdout: Path
     stderr: Path
+    network: NetworkSlot | None = field(default=None)
 
     @property
     def url(self) -> str:
@@ -82,6 +89,7 @@ class Cluster:
             time.sleep(0.05)  # the poll interval of this wait, not a wait itself
         self.process.kill()
         self.process.wait()
+        self.release_network()
         raise ClusterError(f"not ready after {timeout}s (killed): {self.stderr.read_text()}")
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[int, float]:
@@ -93,19 +101,66 @@ class Cluster:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+            self.release_network()
             raise ClusterError(f"did not stop within {STOP_TIMEOUT * 2}s of {sig.name}") from None
+        self.release_network()
         return code, time.monotonic() - started
+
+    def release_network(self) -> None:
+        """Free the network slot for other clusters (kept for a restart on this data dir:
+        ``start_up`` tries the same slot first)."""
+        if self.network is not None:
+            self.network.release()
 
 
 def start(
-    command: str, *args: str, logs: Path, data_dir: Path, port: int, env: dict[str, str] | None = None
+    command: str,
+    *args: str,
+    logs: Path,
+    data_dir: Path,
+    port: int,
+    env: dict[str, str] | None = None,
+    network: NetworkSlot | None = None,
 ) -> Cluster:
-    """``minikube-py COMMAND ARGS`` in the background, its output in ``logs``."""
+    """``minikube-py COMMAND ARGS`` in the background, its output in ``logs``; the process
+    inherits ``network``'s lock, so the slot stays taken while it runs."""
     logs.mkdir(parents=True, exist_ok=True)
     stdout, stderr = logs / "stdout", logs / "stderr"
+    inherited = (network.fd,) if network is not None and network.fd >= 0 else ()
     with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen([*CLI, command, *args], stdout=out, stderr=err, env=env)
-    return Cluster(data_dir, port, process, stdout, stderr)
+        process = subprocess.Popen(
+            [*CLI, command, *args], stdout=out, stderr=err, env=env, pass_fds=inherited
+        )
+    cluster = Cluster(data_dir, port, process, stdout, stderr, network)
+    if network is not None:
+        _STARTED.append(cluster)
+    return cluster
+
+
+# clusters started by this process that hold a slot; ones whose process has exited without a
+# stop() give theirs back at the next start_up
+_STARTED: list[Cluster] = []
+# the slot each data dir last had, so a restart keeps its addresses when it can
+_SLOT_OF: dict[Path, int] = {}
+
+
+def network_slot(data_dir: Path) -> NetworkSlot:
+    """A free slot for a cluster on ``data_dir`` (its previous one first)."""
+    for cluster in list(_STARTED):
+        if cluster.process.poll() is not None:
+            cluster.release_network()
+            _STARTED.remove(cluster)
+    slot = acquire_slot(prefer=_SLOT_OF.get(data_dir.absolute()))
+    _SLOT_OF[data_dir.absolute()] = slot.index
+    return slot
+
+
+def network_flags(slot: NetworkSlot, flags: Sequence[str]) -> list[str]:
+    """The slot's flags, except those ``flags`` already give."""
+    given = {flag.split("=", 1)[0] for flag in flags}
+    wanted = slot.flags()
+    pairs = zip(wanted[::2], wanted[1::2], strict=True)
+    return [part for name, value in pairs if name not in given for part in (name, value)]
 
 
 def start_up(
@@ -122,16 +177,20 @@ def start_up(
     ``home`` None adds ``--no-kubeconfig-merge``, so tests never touch the user's kubeconfig;
     otherwise ``up`` runs with ``HOME=home`` and no ``KUBECONFIG`` (see ``home_env``). No node
     agents run unless ``flags`` ask for them (``--nodes``, ``--fake-nodes``): tests of the
-    control plane alone stay independent of them.
+    control plane alone stay independent of them. The cluster gets a network slot of its own
+    (see the module docstring); ``Cluster.network`` tells its ranges.
     """
     data_dir = data_dir or tmp / "data"
+    network = network_slot(data_dir)
     args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else []), *flags]
+    args += network_flags(network, flags)
     if not any(flag.startswith("--nodes") for flag in flags):
         args += ["--nodes", "0"]
     if home is None:
         args.append("--no-kubeconfig-merge")
     logs = tmp / f"logs-{time.monotonic_ns()}"
-    return start("up", *args, logs=logs, data_dir=data_dir, port=port, env=home_env(home) if home else None)
+    env = home_env(home) if home else None
+    return start("up", *args, logs=logs, data_dir=data_dir, port=port, env=env, network=network)
 
 
 def running_up(tmp: Path, flags: Sequence[str] = ()) -> Iterator[Cluster]:

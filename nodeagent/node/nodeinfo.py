@@ -54,8 +54,9 @@ class NodeConfig:
     capacity: Mapping[str, str]
     allocatable: Mapping[str, str]
     runtime_version: str
-    address: str = AGENT_ADDRESS
+    address: str = AGENT_ADDRESS  # the InternalIP: where the agent's API listens
     labels: Mapping[str, str] = field(default_factory=dict)
+    pod_cidr: str = ""  # spec.podCIDR, the node's range of pod IPs ("": none)
 
     def default_labels(self) -> dict[str, str]:
         """Upstream's well-known node labels (including the deprecated beta ones it still sets)."""
@@ -87,7 +88,13 @@ class NodeConfig:
         }
 
     def addresses(self) -> list[dict[str, str]]:
+        """``InternalIP`` (the node's own loopback address) and ``Hostname`` (its name)."""
         return [{"type": "InternalIP", "address": self.address}, {"type": "Hostname", "address": self.name}]
+
+    def spec(self) -> dict[str, object]:
+        """What registration writes to ``spec``: the node's pod range (upstream's node IPAM
+        controller sets it; here the agent does, with the range it was given)."""
+        return {"podCIDR": self.pod_cidr, "podCIDRs": [self.pod_cidr]} if self.pod_cidr else {}
 
 
 def process_node_config(name: str, *, data_dir: Path, port: int, runtime_version: str) -> NodeConfig:

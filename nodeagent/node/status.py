@@ -22,7 +22,7 @@ from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
-from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
+from minikube_py.client.interfaces import MERGE_PATCH, STRATEGIC_MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import NODES
 from minikube_py.clock import Clock, RealClock
 from nodeagent.node.conditions import Condition, SignalSource, healthy, node_conditions, without_heartbeats
@@ -84,7 +84,7 @@ class NodeStatusReporter:
                 "labels": self.config.default_labels(),
                 "annotations": {ATTACH_DETACH_ANNOTATION: "true"},
             },
-            "spec": {},
+            "spec": self.config.spec(),
             "status": self.node_status(),
         }
 
@@ -108,11 +108,17 @@ class NodeStatusReporter:
         self._conditions = list((existing.get("status") or {}).get("conditions") or [])
         labels = (existing.get("metadata") or {}).get("labels") or {}
         wanted = self.config.default_labels()
-        drift = {k: v for k, v in wanted.items() if labels.get(k) != v}
+        drift: Object = {}
+        if labels_drift := {k: v for k, v in wanted.items() if labels.get(k) != v}:
+            drift["metadata"] = {"labels": labels_drift}
+        if (spec := self.config.spec()) and (existing.get("spec") or {}).get("podCIDR") != spec["podCIDR"]:
+            # a Node from before pod ranges, or from a cluster with another --cluster-cidr: the
+            # range this agent hands out pod IPs from is the one the Node must say
+            log.info("nodeagent: node %s gets pod range %s", self.config.name, spec["podCIDR"])
+            drift["spec"] = spec
         if drift:
-            existing = await self._nodes.patch(
-                self.config.name, {"metadata": {"labels": drift}}, patch_type=STRATEGIC_MERGE_PATCH
-            )
+            # a JSON merge patch: it replaces spec.podCIDRs, which a strategic one would merge
+            existing = await self._nodes.patch(self.config.name, drift, patch_type=MERGE_PATCH)
         self.uid = existing["metadata"]["uid"]
         self._reported = None
         await self.sync_node_status()

@@ -1,9 +1,9 @@
 """TLS for the agent's HTTPS API: its serving certificate.
 
 ``ensure_serving_certificate`` issues ``<directory>/kubelet.crt``/``kubelet.key`` from the cluster
-CA for ``127.0.0.1`` and ``localhost`` (the names the apiserver dials) and writes the CA to
-``client-ca.crt`` for verifying callers. Without a CA the caller passes the files
-(``--tls-cert-file``/``--tls-private-key-file`` plus the client CA file).
+CA for the node's address (its ``InternalIP``, what the apiserver dials), ``127.0.0.1`` and
+``localhost``, and writes the CA to ``client-ca.crt`` for verifying callers. Without a CA the
+caller passes the files (``--tls-cert-file``/``--tls-private-key-file`` plus the client CA file).
 
 The verified client identity reaches the app through ``minikube_py.clientcert`` (shared with
 the apiserver).
@@ -21,13 +21,14 @@ SERVING_DNS_NAMES = ("localhost",)
 SERVING_IP_ADDRESSES = ("127.0.0.1",)
 
 
-def ensure_serving_certificate(ca: CertificateAuthority, directory: Path) -> tuple[CertKeyPair, Path]:
-    """Issue the serving pair (always afresh: it is cheap) and write the client CA; returns the
-    pair and the client CA file."""
+def ensure_serving_certificate(
+    ca: CertificateAuthority, directory: Path, address: str = "127.0.0.1"
+) -> tuple[CertKeyPair, Path]:
+    """Issue the serving pair for ``address`` (always afresh: it is cheap) and write the client
+    CA; returns the pair and the client CA file."""
     directory.mkdir(parents=True, exist_ok=True)
-    certificate, key = issue_serving_certificate(
-        ca, dns_names=SERVING_DNS_NAMES, ip_addresses=SERVING_IP_ADDRESSES
-    )
+    addresses = tuple(dict.fromkeys((address, *SERVING_IP_ADDRESSES)))
+    certificate, key = issue_serving_certificate(ca, dns_names=SERVING_DNS_NAMES, ip_addresses=addresses)
     pair = CertKeyPair(directory / "kubelet.crt", directory / "kubelet.key")
     key_pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()

@@ -22,7 +22,7 @@ exits non-zero is reported ``OOMKilled`` when its last stderr output mentions an
 failure (``MemoryError``, ``Cannot allocate memory``, ``out of memory``, ``bad_alloc``) or it was
 SIGKILLed while nobody was stopping it (the kernel OOM killer). CPU limits are not enforced.
 
-Pod IPs come from ``PodIPAllocator`` (127.1.0.0/16): loopback, so processes bind them as is.
+Pod IPs come from ``PodIPAllocator`` (the node's /24): loopback, so processes bind them as is.
 
 This module is the CRI-shaped bookkeeping (sandboxes, containers, exec, stats); one container's
 process mechanics (init spec, spawn, watch, exit reason, stop) are ``ProcessContainer`` in

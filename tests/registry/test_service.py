@@ -21,7 +21,8 @@ from tests.registry.helpers import NOW, causes, meta, prepared_for_create, prepa
 
 def strategy(seed: int = 1, used_ips: set[str] | None = None) -> ServiceStrategy:
     ips = ClusterIPAllocator(
-        used=(lambda: used_ips) if used_ips is not None else None, rng=random.Random(seed)
+        used=(lambda: [(ip, "other/svc") for ip in used_ips]) if used_ips is not None else None,
+        rng=random.Random(seed),
     )
     return ServiceStrategy(ips, node_port_allocator(rng=random.Random(seed)))
 
@@ -40,8 +41,8 @@ def test_cluster_ip_defaults() -> None:
     obj["status"] = {"loadBalancer": {"ingress": [{"ip": "1.1.1.1"}]}}
     spec = created(obj)["spec"]
     ip = spec["clusterIP"]
-    assert ipaddress.IPv4Address(ip) in ipaddress.IPv4Network("10.96.0.0/12")
-    assert ipaddress.IPv4Address(ip) > ipaddress.IPv4Address("10.96.1.0")  # the dynamic band first
+    assert ipaddress.IPv4Address(ip) in ipaddress.IPv4Network("127.96.0.0/12")
+    assert ipaddress.IPv4Address(ip) > ipaddress.IPv4Address("127.96.1.0")  # the dynamic band first
     assert spec == {
         "ports": [
             {"port": 80, "targetPort": "http", "protocol": "TCP"},
@@ -63,20 +64,20 @@ def test_node_port_and_load_balancer_defaults() -> None:
     spec = created(service(type="LoadBalancer"))["spec"]
     assert spec["externalTrafficPolicy"] == "Cluster"
     assert spec["allocateLoadBalancerNodePorts"] is True
-    assert 30128 <= spec["ports"][0]["nodePort"] <= 32767
+    assert 30086 <= spec["ports"][0]["nodePort"] <= 32767  # above the static band (2768/32 ports)
 
 
 def test_chosen_values_are_kept_and_claimed() -> None:
     svc = strategy()
     spec = created(
-        service(type="NodePort", clusterIP="10.96.0.10", ports=[{"port": 80, "nodePort": 30080}]), svc
+        service(type="NodePort", clusterIP="127.96.0.10", ports=[{"port": 80, "nodePort": 30080}]), svc
     )["spec"]
     assert (spec["clusterIP"], spec["clusterIPs"], spec["ports"][0]["nodePort"]) == (
-        "10.96.0.10",
-        ["10.96.0.10"],
+        "127.96.0.10",
+        ["127.96.0.10"],
         30080,
     )
-    assert int(ipaddress.IPv4Address("10.96.0.10")) in svc.cluster_ips._range.taken()
+    assert int(ipaddress.IPv4Address("127.96.0.10")) in svc.cluster_ips._range.taken()
     assert 30080 in svc.node_ports.taken()
 
 
@@ -92,15 +93,16 @@ def test_headless_and_external_name() -> None:
 
 
 def test_allocations_are_unique_and_skip_used_and_reserved() -> None:
-    allocator = ClusterIPAllocator("10.0.0.0/28", used=lambda: {"10.0.0.2", "10.0.0.3"}, rng=random.Random(3))
+    used = [("127.9.0.2", "a/x"), ("127.9.0.3", "a/y")]
+    allocator = ClusterIPAllocator("127.9.0.0/28", used=lambda: used, rng=random.Random(3))
     got = {allocator.allocate() for _ in range(11)}
-    assert got == {f"10.0.0.{n}" for n in range(4, 15)}  # .0 network, .1 reserved, .15 broadcast
+    assert got == {f"127.9.0.{n}" for n in range(4, 15)}  # .0 network, .1 reserved, .15 broadcast
     assert allocator.allocate() is None
 
 
 def test_handed_out_values_come_back_after_the_hold_when_used_is_known() -> None:
     clock = [0.0]
-    ports = RangeAllocator(1, 2, 1, used=lambda: set(), hold_seconds=60, clock=lambda: clock[0])
+    ports = RangeAllocator(1, 2, 1, used=lambda: [], hold_seconds=60, clock=lambda: clock[0])
     assert {ports.allocate(), ports.allocate()} == {1, 2}
     assert ports.allocate() is None
     clock[0] = 61.0  # neither service showed up in ``used``: both values are free again
@@ -116,8 +118,8 @@ def test_without_used_nothing_is_ever_freed() -> None:
 
 
 def test_full_range_is_an_internal_error() -> None:
-    svc = ServiceStrategy(ClusterIPAllocator("10.0.0.0/30"), node_port_allocator())
-    created(service(), svc)  # takes 10.0.0.2, the only address besides the reserved .1
+    svc = ServiceStrategy(ClusterIPAllocator("127.9.0.0/30"), node_port_allocator())
+    created(service(), svc)  # takes 127.9.0.2, the only address besides the reserved .1
     with pytest.raises(ApiError) as caught:
         created(service(), svc)
     assert caught.value.code == 500
@@ -139,9 +141,9 @@ def test_cluster_ip_may_not_change() -> None:
     svc = strategy()
     old = created(service(), svc)
     new = copy.deepcopy(old)
-    new["spec"]["clusterIP"], new["spec"]["clusterIPs"] = "10.96.0.99", ["10.96.0.99"]
+    new["spec"]["clusterIP"], new["spec"]["clusterIPs"] = "127.96.0.99", ["127.96.0.99"]
     assert causes(svc.validate_update(new, old)) == [
-        ("FieldValueInvalid", "spec.clusterIPs[0]", 'Invalid value: "10.96.0.99": may not change once set')
+        ("FieldValueInvalid", "spec.clusterIPs[0]", 'Invalid value: "127.96.0.99": may not change once set')
     ]
 
 
@@ -191,11 +193,11 @@ def test_validation(spec: dict[str, Any], expected: list[tuple[str, str, str]]) 
 
 
 def test_selectable_fields() -> None:
-    obj = created(service(clusterIP="10.96.0.10"))
+    obj = created(service(clusterIP="127.96.0.10"))
     assert strategy().selectable_fields(obj) == {
         "metadata.name": "web",
         "metadata.namespace": "default",
-        "spec.clusterIP": "10.96.0.10",
+        "spec.clusterIP": "127.96.0.10",
         "spec.type": "ClusterIP",
     }
 
@@ -204,33 +206,38 @@ def test_selectable_fields() -> None:
     ("spec", "status", "cells"),
     [
         (
-            {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "targetPort": 6443}]},
+            {"clusterIP": "127.96.0.1", "ports": [{"name": "https", "port": 443, "targetPort": 6443}]},
             {},
-            ["ClusterIP", "10.96.0.1", "<none>", "443/TCP"],
+            ["ClusterIP", "127.96.0.1", "<none>", "443/TCP"],
         ),
         (
-            {"type": "NodePort", "clusterIP": "10.96.0.20", "ports": [{"port": 80, "nodePort": 30080}]},
+            {"type": "NodePort", "clusterIP": "127.96.0.20", "ports": [{"port": 80, "nodePort": 30080}]},
             {},
-            ["NodePort", "10.96.0.20", "<none>", "80:30080/TCP"],
+            ["NodePort", "127.96.0.20", "<none>", "80:30080/TCP"],
         ),
         (
-            {"type": "LoadBalancer", "clusterIP": "10.96.0.21", "ports": [{"port": 80, "nodePort": 30081}]},
+            {"type": "LoadBalancer", "clusterIP": "127.96.0.21", "ports": [{"port": 80, "nodePort": 30081}]},
             {},
-            ["LoadBalancer", "10.96.0.21", "<pending>", "80:30081/TCP"],
-        ),
-        (
-            {"type": "LoadBalancer", "clusterIP": "10.96.0.22", "externalIPs": ["5.5.5.5"]},
-            {"loadBalancer": {"ingress": [{"ip": "9.9.9.9"}, {"hostname": "lb.example"}]}},
-            ["LoadBalancer", "10.96.0.22", "9.9.9.9,lb.example,5.5.5.5", "80:30128/TCP"],
+            ["LoadBalancer", "127.96.0.21", "<pending>", "80:30081/TCP"],
         ),
         (
             {
-                "clusterIP": "10.96.0.23",
+                "type": "LoadBalancer",
+                "clusterIP": "127.96.0.22",
+                "externalIPs": ["5.5.5.5"],
+                "ports": [{"port": 80, "nodePort": 30128}],
+            },
+            {"loadBalancer": {"ingress": [{"ip": "9.9.9.9"}, {"hostname": "lb.example"}]}},
+            ["LoadBalancer", "127.96.0.22", "9.9.9.9,lb.example,5.5.5.5", "80:30128/TCP"],
+        ),
+        (
+            {
+                "clusterIP": "127.96.0.23",
                 "externalIPs": ["1.2.3.4", "1.2.3.5"],
                 "ports": [{"port": 53, "protocol": "UDP"}],
             },
             {},
-            ["ClusterIP", "10.96.0.23", "1.2.3.4,1.2.3.5", "53/UDP"],
+            ["ClusterIP", "127.96.0.23", "1.2.3.4,1.2.3.5", "53/UDP"],
         ),
         (
             {"type": "ExternalName", "externalName": "example.com", "ports": []},
@@ -241,7 +248,7 @@ def test_selectable_fields() -> None:
     ],
 )
 def test_row(spec: dict[str, Any], status: dict[str, Any], cells: list[str]) -> None:
-    svc = ServiceStrategy(node_ports=RangeAllocator(30128, 30128, 0))
+    svc = ServiceStrategy()
     obj = created(service(**spec), svc)
     obj["status"] = status or obj["status"]
     row = svc.table_cells(obj, NOW)
@@ -252,7 +259,7 @@ def test_row(spec: dict[str, Any], status: dict[str, Any], cells: list[str]) -> 
 
 
 def test_row_without_selector() -> None:
-    obj = service(clusterIP="10.96.0.30")
+    obj = service(clusterIP="127.96.0.30")
     del obj["spec"]["selector"]
     assert strategy().table_cells(created(obj), NOW)[-1] == "<none>"
 

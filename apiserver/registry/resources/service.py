@@ -1,5 +1,9 @@
-"""Services: DNS-label names, upstream's defaults, a cluster IP from 10.96.0.0/12 (and node ports
-from 30000-32767) allocated on create, and the ``kubectl get services`` row.
+"""Services: DNS-label names, upstream's defaults, a cluster IP from the service range (default
+127.96.0.0/12, ``--service-cluster-ip-range``) and node ports (default 30000-32767,
+``--service-node-port-range``) allocated on create, and the ``kubectl get services`` row.
+
+Cluster IPs are loopback addresses here (upstream would refuse a loopback ``clusterIP``: its
+service range is routable; ours is the machine's own, so nothing leaves it).
 
 Allocation is in memory (``serviceallocator``): pass allocators whose ``used`` callable reports
 the values of stored services, or values of deleted services are never reused.
@@ -16,7 +20,8 @@ from apiserver.registry.resources.podtemplatespec import format_labels
 from apiserver.registry.resources.podvalidation import to_causes
 from apiserver.registry.resources.serviceallocator import (
     ClusterIPAllocator,
-    RangeAllocator,
+    NodePortAllocator,
+    ServiceNetwork,
     node_port_allocator,
 )
 from apiserver.registry.resources.servicespec import (
@@ -68,6 +73,11 @@ def port_string(ports: list[Any]) -> str:
     return ",".join(pieces) or "<none>"
 
 
+def _owner(svc: Object) -> str:
+    meta = svc.get("metadata") or {}
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
 class ServiceStrategy(Strategy):
     kinds = (core_service.Service,)
     status_field = "status"
@@ -75,40 +85,56 @@ class ServiceStrategy(Strategy):
     return_deleted_object = True
 
     def __init__(
-        self, cluster_ips: ClusterIPAllocator | None = None, node_ports: RangeAllocator | None = None
+        self, cluster_ips: ClusterIPAllocator | None = None, node_ports: NodePortAllocator | None = None
     ) -> None:
         self.cluster_ips = cluster_ips or ClusterIPAllocator()
         self.node_ports = node_ports or node_port_allocator()
+        self._stored: Callable[[], Iterable[Object]] | None = None
 
     @classmethod
     def for_storage(cls, stored_objects: Callable[[], Iterable[Object]]) -> Self:
-        """Allocators that take what the stored services hold as used."""
+        """Allocators of the default ranges that take what the stored services hold as used
+        (``use_network`` switches to the configured ranges)."""
+        strategy = cls()
+        strategy._stored = stored_objects
+        strategy.use_network(ServiceNetwork())
+        return strategy
 
-        def cluster_ips() -> Iterator[str]:
-            for svc in stored_objects():
-                spec = svc.get("spec", {})
-                yield from spec.get("clusterIPs") or [spec.get("clusterIP", "")]
+    def use_network(self, network: ServiceNetwork) -> None:
+        """Allocate from ``network``'s ranges (the apiserver's flags)."""
+        stored = self._stored
+        if stored is None:
+            self.cluster_ips = ClusterIPAllocator(network.cidr)
+            self.node_ports = node_port_allocator(ports=network.node_ports)
+            return
 
-        def node_ports() -> Iterator[int]:
-            for svc in stored_objects():
+        def cluster_ips() -> Iterator[tuple[str, str]]:
+            for svc in stored():
+                spec, owner = svc.get("spec", {}), _owner(svc)
+                for ip in spec.get("clusterIPs") or [spec.get("clusterIP", "")]:
+                    yield ip, owner
+
+        def node_ports() -> Iterator[tuple[int, str]]:
+            for svc in stored():
                 for port in svc.get("spec", {}).get("ports") or []:
-                    if port.get("nodePort"):
-                        yield int(port["nodePort"])
+                    if isinstance(port.get("nodePort"), int) and port["nodePort"]:
+                        yield port["nodePort"], _owner(svc)
 
-        return cls(ClusterIPAllocator(used=cluster_ips), node_port_allocator(used=node_ports))
+        self.cluster_ips = ClusterIPAllocator(network.cidr, used=cluster_ips)
+        self.node_ports = node_port_allocator(used=node_ports, ports=network.node_ports)
 
     def prepare_for_create(self, obj: Object) -> None:
         super().prepare_for_create(obj)
         spec = obj.setdefault("spec", {})
         default_service(spec)
-        allocate(spec, self.cluster_ips, self.node_ports)
+        allocate(spec, self.cluster_ips, self.node_ports, _owner(obj))
         obj["status"] = {"loadBalancer": {}}
 
     def prepare_for_update(self, new: Object, old: Object) -> None:
         super().prepare_for_update(new, old)
         keep_allocated(new, old)
         default_service(new["spec"])
-        allocate(new["spec"], self.cluster_ips, self.node_ports)
+        allocate(new["spec"], self.cluster_ips, self.node_ports, _owner(old), old.get("spec") or {})
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_service(obj))

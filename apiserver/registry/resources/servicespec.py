@@ -3,9 +3,15 @@ REST storage allocates (IP families, cluster IPs, node ports), and its validatio
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
-from apiserver.registry.resources.serviceallocator import ClusterIPAllocator, RangeAllocator
+from apiserver.registry.resources.podvalidation import to_causes
+from apiserver.registry.resources.serviceallocator import (
+    AllocationError,
+    ClusterIPAllocator,
+    NodePortAllocator,
+)
 from minikube_py.api import errors
 from minikube_py.api.field_errors import FieldError, invalid, not_supported, required
 from minikube_py.api.unstructured import Object
@@ -38,37 +44,95 @@ def default_service(spec: Object) -> None:
         spec.setdefault("allocateLoadBalancerNodePorts", True)
 
 
-def allocate(spec: Object, cluster_ips: ClusterIPAllocator, node_ports: RangeAllocator) -> None:
-    """IP families, a cluster IP (unless ExternalName or headless) and the missing node ports;
-    values the client chose are claimed. Raises a 500 when a range is full, like upstream."""
+def allocate(
+    spec: Object,
+    cluster_ips: ClusterIPAllocator,
+    node_ports: NodePortAllocator,
+    owner: str,
+    old_spec: Object | None = None,
+) -> None:
+    """IP families, a cluster IP (unless ExternalName or headless) and the missing node ports
+    for the service ``owner`` (``namespace/name``); values the client chose are claimed, and
+    values ``old_spec`` (the stored service, on update) already holds are kept. A value that
+    cannot be had is a 422 with upstream's message; a full range a 500, like upstream."""
     if spec.get("type") == "ExternalName":
         return
     headless = spec.get("clusterIP") == "None" or (spec.get("clusterIPs") or [None])[0] == "None"
     selectorless_headless = headless and not spec.get("selector")
     spec.setdefault("ipFamilyPolicy", "RequireDualStack" if selectorless_headless else "SingleStack")
     spec.setdefault("ipFamilies", ["IPv4"])
+    name = owner.rpartition("/")[2]
+    had_ip = old_spec is not None and old_spec.get("type") != "ExternalName"
     ip = spec.get("clusterIP") or (spec.get("clusterIPs") or [""])[0]
     if not ip:
-        ip = cluster_ips.allocate()
+        ip = cluster_ips.allocate(owner)
         if ip is None:
             raise errors.internal("failed to allocate a serviceIP: range is full")
-    elif ip != "None":
-        cluster_ips.claim(ip)
+    elif ip != "None" and not had_ip and _is_ip(ip):
+        try:
+            cluster_ips.claim(ip, owner)
+        except AllocationError as err:
+            detail = f"failed to allocate IP {ip}: {err}"
+            wanted = spec.get("clusterIPs") or [ip]
+            raise _invalid(name, [invalid("spec.clusterIPs", wanted, detail)]) from None
     spec["clusterIP"] = ip
     spec.setdefault("clusterIPs", [ip])
     if needs_node_ports(spec):
-        _allocate_node_ports(spec, node_ports)
+        _allocate_node_ports(spec, node_ports, owner, old_spec)
 
 
-def _allocate_node_ports(spec: Object, node_ports: RangeAllocator) -> None:
-    for port in spec.get("ports") or []:
-        if isinstance(port.get("nodePort"), int) and port["nodePort"]:
-            node_ports.claim(port["nodePort"])
-            continue
-        value = node_ports.allocate()
-        if value is None:
-            raise errors.internal("failed to allocate a nodePort: range is full")
-        port["nodePort"] = value
+def _allocate_node_ports(
+    spec: Object, node_ports: NodePortAllocator, owner: str, old_spec: Object | None
+) -> None:
+    """Upstream's ``initNodePorts``/``updateNodePorts``: ports of one service port number
+    share a node port (TCP and UDP 53), a requested one is claimed unless the stored service
+    holds it already, the others are allocated; node ports the update drops are released."""
+    held = {p.get("nodePort") for p in (old_spec or {}).get("ports") or [] if p.get("nodePort")}
+    ports = spec.get("ports") or []
+    by_number: dict[Any, int] = {}  # service port number -> its node port, in this request
+    for i, port in enumerate(ports):
+        number = port.get("port")
+        wanted = port.get("nodePort") if isinstance(port.get("nodePort"), int) else 0
+        wanted = wanted or by_number.get(number) or _requested(ports[i:], number)
+        if not wanted:
+            allocated = node_ports.allocate(owner)
+            if allocated is None:
+                raise errors.internal("failed to allocate a nodePort: range is full")
+            wanted = allocated
+        elif by_number.get(number) != wanted and wanted not in held:
+            problem = "provided port is already allocated" if wanted in by_number.values() else None
+            try:
+                if problem is None:
+                    node_ports.claim(wanted, owner)
+            except AllocationError as err:
+                problem = str(err)
+            if problem is not None:
+                name = owner.rpartition("/")[2]
+                raise _invalid(name, [invalid(f"spec.ports[{i}].nodePort", wanted, problem)])
+        port["nodePort"] = wanted
+        by_number.setdefault(number, wanted)
+    for stale in held - {p.get("nodePort") for p in ports}:
+        node_ports.release(stale)
+
+
+def _requested(ports: list[Any], number: Any) -> int:
+    """A node port asked for by a later port of the same number (``findRequestedNodePort``)."""
+    for port in ports:
+        if port.get("port") == number and isinstance(port.get("nodePort"), int) and port["nodePort"]:
+            return int(port["nodePort"])
+    return 0
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _invalid(name: str, errs: list[FieldError]) -> errors.ApiError:
+    return errors.invalid("Service", name, "", to_causes(errs))
 
 
 def keep_allocated(new: Object, old: Object) -> None:

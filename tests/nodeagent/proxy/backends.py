@@ -51,7 +51,9 @@ class _HTTP(asyncio.Protocol):
         self._buffer += data
         while b"\r\n\r\n" in self._buffer:
             _, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
-            head = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n" % len(self._name)
+            head = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n" % len(
+                self._name
+            )
             self.transport.write(head + self._name)  # type: ignore[attr-defined]
 
 
@@ -68,7 +70,9 @@ class _UdpEcho(asyncio.DatagramProtocol):
 
 
 @asynccontextmanager
-async def tcp_server(kind: str = "echo", host: str | None = None, name: str = "") -> AsyncIterator[tuple[str, int, list[str]]]:
+async def tcp_server(
+    kind: str = "echo", host: str | None = None, name: str = ""
+) -> AsyncIterator[tuple[str, int, list[str]]]:
     """(host, port, peers) of a running server: ``echo``, ``reset`` or ``http``."""
     host = host or unique_ip("127.98")
     peers: list[str] = []
@@ -84,7 +88,9 @@ async def tcp_server(kind: str = "echo", host: str | None = None, name: str = ""
 async def udp_server(host: str | None = None) -> AsyncIterator[tuple[str, int, list[str]]]:
     host = host or unique_ip("127.98")
     peers: list[str] = []
-    transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(lambda: _UdpEcho(peers), (host, 0))
+    transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
+        lambda: _UdpEcho(peers), (host, 0)
+    )
     try:
         yield host, transport.get_extra_info("sockname")[1], peers
     finally:

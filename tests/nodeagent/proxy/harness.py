@@ -22,7 +22,13 @@ def service(name: str, cluster_ip: str, *ports: dict[str, Any], **spec: Any) -> 
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {"namespace": "default", "name": name},
-        "spec": {"clusterIP": cluster_ip, "clusterIPs": [cluster_ip], "type": "ClusterIP", "ports": list(ports), **spec},
+        "spec": {
+            "clusterIP": cluster_ip,
+            "clusterIPs": [cluster_ip],
+            "type": "ClusterIP",
+            "ports": list(ports),
+            **spec,
+        },
     }
 
 
@@ -31,9 +37,14 @@ def endpoint(ip: str, node: str = "node-1", ready: bool = True, **conditions: bo
 
 
 def endpoint_slice(
-    service_name: str, *endpoints: dict[str, Any], port: int = 8080, name: str = "http", protocol: str = "TCP",
-    suffix: str = "a", annotations: dict[str, str] | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    service_name: str,
+    *endpoints: dict[str, Any],
+    port: int = 8080,
+    name: str = "http",
+    protocol: str = "TCP",
+    suffix: str = "a",
+    annotations: dict[str, str] | None = None,
+) -> dict[str, Any]:
     return {
         "apiVersion": "discovery.k8s.io/v1",
         "kind": "EndpointSlice",
@@ -73,7 +84,15 @@ class Harness:
             if stored is None:
                 await handle.create(obj)
             else:
-                await handle.update({**obj, "metadata": {**obj["metadata"], "resourceVersion": stored["metadata"]["resourceVersion"]}})
+                await handle.update(
+                    {
+                        **obj,
+                        "metadata": {
+                            **obj["metadata"],
+                            "resourceVersion": stored["metadata"]["resourceVersion"],
+                        },
+                    }
+                )
 
     async def delete(self, kind: str, name: str, namespace: str | None = "default") -> None:
         resource = {"Service": SERVICES, "EndpointSlice": ENDPOINT_SLICES, "Node": NODES}[kind]

@@ -16,9 +16,15 @@ def endpoint(ip: str, node: str = "node-1", **conditions: bool) -> dict[str, Any
     return {"addresses": [ip], "nodeName": node, "conditions": conditions}
 
 
-def slice_of(service: str, *endpoints: dict[str, Any], port: int = 8080, name: str = "http") -> dict[str, Any]:
+def slice_of(
+    service: str, *endpoints: dict[str, Any], port: int = 8080, name: str = "http"
+) -> dict[str, Any]:
     return {
-        "metadata": {"namespace": "default", "name": f"{service}-x", "labels": {"kubernetes.io/service-name": service}},
+        "metadata": {
+            "namespace": "default",
+            "name": f"{service}-x",
+            "labels": {"kubernetes.io/service-name": service},
+        },
         "addressType": "IPv4",
         "ports": [{"name": name, "port": port, "protocol": "TCP"}],
         "endpoints": list(endpoints),
@@ -90,7 +96,12 @@ def test_service_ports_carry_type_policies_and_affinity() -> None:
         ]
     )
     assert port.name == "default/web:http"
-    assert (port.cluster_ips, port.port, port.node_port, port.protocol) == (("127.96.0.20",), 80, 30080, "TCP")
+    assert (port.cluster_ips, port.port, port.node_port, port.protocol) == (
+        ("127.96.0.20",),
+        80,
+        30080,
+        "TCP",
+    )
     assert port.load_balancer and port.internal_local and not port.external_local
     assert port.affinity_timeout == DEFAULT_AFFINITY_TIMEOUT
 
@@ -103,7 +114,12 @@ def test_a_cluster_ip_service_has_no_node_port_and_affinity_takes_its_timeout() 
 
 
 @pytest.mark.parametrize(
-    "spec", [{"clusterIP": "None"}, {"type": "ExternalName", "externalName": "x.example"}, {"clusterIP": "10.96.0.5"}]
+    "spec",
+    [
+        {"clusterIP": "None"},
+        {"type": "ExternalName", "externalName": "x.example"},
+        {"clusterIP": "10.96.0.5"},
+    ],
 )
 def test_headless_external_name_and_non_loopback_services_are_not_served(spec: dict[str, Any]) -> None:
     assert ServiceMap().build([service(**spec)]) == []

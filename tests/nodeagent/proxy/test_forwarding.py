@@ -15,7 +15,9 @@ from tests.nodeagent.proxy.fakes import FakeDatagramTransport, FakeNetwork, Fake
 A, B = Backend("127.1.0.2", 8080), Backend("127.1.0.3", 8080)
 
 
-def tcp_client(network: FakeNetwork, *backends: Backend, affinity: float = 0.0) -> tuple[FakeTransport, ProxyMetrics]:
+def tcp_client(
+    network: FakeNetwork, *backends: Backend, affinity: float = 0.0
+) -> tuple[FakeTransport, ProxyMetrics]:
     metrics = ProxyMetrics()
     route = Route("default/web:http", backends, Balancer(FakeClock(), ROUND_ROBIN, affinity))
     connections = Connections(network, metrics.traffic)
@@ -28,7 +30,10 @@ async def test_a_refusing_backend_is_skipped_and_the_next_one_serves() -> None:
     client, metrics = tcp_client(network, A, B)
     assert not client.reading  # nothing is read before a backend answered
     await settle()
-    assert [(d.host, d.source) for d in network.dials] == [("127.1.0.2", "127.0.0.7"), ("127.1.0.3", "127.0.0.7")]
+    assert [(d.host, d.source) for d in network.dials] == [
+        ("127.1.0.2", "127.0.0.7"),
+        ("127.1.0.3", "127.0.0.7"),
+    ]
     assert client.reading and not client.closed
     assert metrics.traffic.dial_failures == 1
 

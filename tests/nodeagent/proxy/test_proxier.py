@@ -48,7 +48,9 @@ async def test_a_backend_swap_keeps_established_connections() -> None:
         old = network.accept(IP, 80)
         await settle()
         await h.apply(endpoint_slice("web", endpoint("127.1.0.3")))
-        await eventually(lambda: h.proxier.listeners.open[WEB].ref.route.backends[0].ip == "127.1.0.3", "the swap")
+        await eventually(
+            lambda: h.proxier.listeners.open[WEB].ref.route.backends[0].ip == "127.1.0.3", "the swap"
+        )
         network.accept(IP, 80)
         await settle()
         assert [d.host for d in network.dials] == ["127.1.0.2", "127.1.0.3"]
@@ -71,7 +73,9 @@ async def test_udp_ports_and_headless_services() -> None:
 async def test_node_ports_listen_on_the_loopback_internal_ips_of_the_proxys_nodes() -> None:
     h = harness(node_names=frozenset({"node-1", "node-2"}))
     ports = {"name": "http", "port": 80, "nodePort": 30080, "protocol": "TCP"}
-    await h.apply(*NODES, service("web", IP, ports, type="NodePort"), endpoint_slice("web", endpoint("127.1.0.2")))
+    await h.apply(
+        *NODES, service("web", IP, ports, type="NodePort"), endpoint_slice("web", endpoint("127.1.0.2"))
+    )
     async with running(h):
         expected = {WEB, ("TCP", "127.0.0.1", 30080), ("TCP", "127.2.0.1", 30080)}
         await eventually(lambda: h.frontends() == expected, "ClusterIP and both nodes' NodePorts")
@@ -89,7 +93,9 @@ async def test_local_policies_keep_the_proxys_own_nodes_endpoints() -> None:
         # the ClusterIP (internal policy Cluster) reaches node-2's pod; node-1's NodePort has no
         # local endpoint, so it is not served; node-2's address is another proxy's
         await eventually(lambda: h.frontends() == {WEB}, "the ClusterIP only")
-        await h.apply(endpoint_slice("web", endpoint("127.2.0.5", node="node-2"), endpoint("127.0.0.5", node="node-1")))
+        await h.apply(
+            endpoint_slice("web", endpoint("127.2.0.5", node="node-2"), endpoint("127.0.0.5", node="node-1"))
+        )
         await eventually(lambda: ("TCP", "127.0.0.1", 30080) in h.frontends(), "the local NodePort")
         route = h.proxier.listeners.open[("TCP", "127.0.0.1", 30080)].ref.route
         assert [b.ip for b in route.backends] == ["127.0.0.5"]
@@ -102,7 +108,10 @@ async def test_local_policies_keep_the_proxys_own_nodes_endpoints() -> None:
 
 async def test_a_load_balancer_gets_its_cluster_ip_as_ingress_and_loses_it_as_cluster_ip() -> None:
     h = harness()
-    await h.apply(service("web", IP, type="LoadBalancer"), service("other", "127.96.0.21", type="LoadBalancer", loadBalancerClass="example.com/lb"))
+    await h.apply(
+        service("web", IP, type="LoadBalancer"),
+        service("other", "127.96.0.21", type="LoadBalancer", loadBalancerClass="example.com/lb"),
+    )
 
     def ingress(name: str) -> object:
         stored = h.api.stored(SERVICES, "default", name) or {}
@@ -139,9 +148,12 @@ async def test_an_address_in_use_is_logged_once_and_retried(caplog: pytest.LogCa
             await clock.step(5)
             await eventually(lambda: h.frontends() == {WEB}, "the retried bind")
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
-    assert errors.count(
-        "proxy: another process (another cluster on this machine?) serves 127.96.0.20:80; retrying every 5s"
-    ) == 1
+    assert (
+        errors.count(
+            "proxy: another process (another cluster on this machine?) serves 127.96.0.20:80; retrying every 5s"
+        )
+        == 1
+    )
     assert [e for e in errors if "127.96.0.21" in e] == [
         "proxy: cannot serve 127.96.0.21:80: ports below 1024 need root (or CAP_NET_BIND_SERVICE): "
         "Permission denied; retrying every 5s"
