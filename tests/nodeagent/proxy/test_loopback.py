@@ -202,7 +202,8 @@ async def test_an_address_another_process_serves_is_logged_and_taken_when_freed(
     messages = [r.getMessage() for r in caplog.records]
     assert (
         messages.count(
-            f"proxy: another process (another cluster on this machine?) serves {ip}:{PORT}; retrying every 0.2s"
+            "proxy: another process (another cluster on this machine?) "
+            f"serves {ip}:{PORT}; retrying every 0.2s"
         )
         == 1
     )

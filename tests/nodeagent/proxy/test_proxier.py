@@ -150,7 +150,8 @@ async def test_an_address_in_use_is_logged_once_and_retried(caplog: pytest.LogCa
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert (
         errors.count(
-            "proxy: another process (another cluster on this machine?) serves 127.96.0.20:80; retrying every 5s"
+            "proxy: another process (another cluster on this machine?) "
+            "serves 127.96.0.20:80; retrying every 5s"
         )
         == 1
     )
