@@ -17,6 +17,7 @@ import logging
 import socket
 import struct
 from collections.abc import Callable
+from typing import cast
 
 from nodeagent.proxy.metrics import Traffic
 from nodeagent.proxy.network import Network
@@ -62,10 +63,10 @@ class ClientSide(asyncio.Protocol):
         self._dial: asyncio.Task[None] | None = None
         self._eof = False
         self._closed = False
+        self._early: list[bytes] = []  # data that came before the backend answered
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
         transport.pause_reading()  # nothing is read until a backend answered
         self._connections.open.add(self)
         self._traffic.connections += 1
@@ -95,6 +96,9 @@ class ClientSide(asyncio.Protocol):
                 return
             route.balancer.chosen(client_ip, backend)
             self.backend = side
+            for data in self._early:
+                self.data_received(data)
+            self._early.clear()
             if self._eof:
                 side.write_eof()
             elif self.transport is not None:
@@ -108,6 +112,11 @@ class ClientSide(asyncio.Protocol):
         if self.backend is not None and self.backend.transport is not None:
             self._traffic.bytes_to_backends += len(data)
             self.backend.transport.write(data)
+        elif self.backend is None:
+            # uvloop starts reading after connection_made even when it paused: hold the data
+            self._early.append(data)
+            if self.transport is not None:
+                self.transport.pause_reading()
 
     def eof_received(self) -> bool:
         self._eof = True
@@ -157,8 +166,7 @@ class BackendSide(asyncio.Protocol):
         self.eof = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         client = self._client.transport

@@ -1,6 +1,7 @@
 """The proxy on real loopback sockets with real backend servers (the API is a fake client):
 TCP echo and HTTP through ClusterIPs and NodePorts, UDP echo, refused and resetting backends,
-a Service without endpoints, a large transfer under flow control, an address in use."""
+a Service without endpoints, a large transfer under flow control, an address in use. Each
+runs on asyncio's loop and on uvloop (the command line's; ``conftest.py``)."""
 
 from __future__ import annotations
 
