@@ -64,6 +64,7 @@ class ClientSide(asyncio.Protocol):
         self._eof = False
         self._closed = False
         self._early: list[bytes] = []  # data that came before the backend answered
+        self._send: Callable[[bytes], None] | None = None  # the backend's write, once connected
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
@@ -96,6 +97,8 @@ class ClientSide(asyncio.Protocol):
                 return
             route.balancer.chosen(client_ip, backend)
             self.backend = side
+            if side.transport is not None:
+                self._send = side.transport.write
             for data in self._early:
                 self.data_received(data)
             self._early.clear()
@@ -109,9 +112,10 @@ class ClientSide(asyncio.Protocol):
         self.close(reset_client=True)
 
     def data_received(self, data: bytes) -> None:
-        if self.backend is not None and self.backend.transport is not None:
+        send = self._send
+        if send is not None:  # the hot path: one call, one counter
+            send(data)
             self._traffic.bytes_to_backends += len(data)
-            self.backend.transport.write(data)
         elif self.backend is None:
             # uvloop starts reading after connection_made even when it paused: hold the data
             self._early.append(data)
@@ -167,12 +171,14 @@ class BackendSide(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
+        client = self._client.transport
+        self._send = client.write if client is not None else None
+        self._traffic = self._client._traffic
 
     def data_received(self, data: bytes) -> None:
-        client = self._client.transport
-        if client is not None:
-            self._client._traffic.bytes_to_clients += len(data)
-            client.write(data)
+        if self._send is not None:
+            self._send(data)
+            self._traffic.bytes_to_clients += len(data)
 
     def eof_received(self) -> bool:
         self.eof = True
