@@ -160,7 +160,8 @@ async def throughput(ctx: Context) -> None:
         f"direct {statistics.median(direct):,.0f} req/s, through ClusterIP {cluster_ip}:80 "
         f"{statistics.median(proxied):,.0f} req/s, ratio {statistics.median(ratios):.2f} "
         f"(best {max(ratios):.2f}; goal >= 0.5); the proxy's CPU per request "
-        f"{statistics.median(cpu) * 1e6:.0f} us (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+        f"{statistics.median(cpu) * 1e6:.0f} us "
+        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
     )
 
 
