@@ -95,13 +95,25 @@ class Proxier:
         self._triggers: list[float] = []
         self._services.add_event_handler(self._handler(self._service_changed))
         self._slices.add_event_handler(self._handler(self._slice_changed))
-        self._nodes.add_event_handler(self._handler(lambda _: self._queue()))
+        self._nodes.add_event_handler(
+            EventHandlerFuncs(add=self._node_changed, update=self._node_updated, delete=self._node_changed)
+        )
 
     def _handler(self, changed: object) -> EventHandlerFuncs:
         def on(obj: Object | DeletedFinalStateUnknown) -> None:
             changed(obj if isinstance(obj, dict) else obj.obj)  # type: ignore[operator]
 
         return EventHandlerFuncs(add=on, update=lambda _old, new: on(new), delete=on)
+
+    def _node_changed(self, obj: Object | DeletedFinalStateUnknown) -> None:
+        node = obj if isinstance(obj, dict) else obj.obj
+        if self.config.node_names is None or node.get("metadata", {}).get("name") in self.config.node_names:
+            self._queue()
+
+    def _node_updated(self, old: Object, new: Object) -> None:
+        # heartbeats rewrite a Node's status often: only an address change matters here
+        if node_addresses([old], self.config.node_names) != node_addresses([new], self.config.node_names):
+            self._queue()
 
     def _queue(self) -> None:
         self.health.queued_update()

@@ -83,6 +83,8 @@ class Harness:
             stored = self.api.stored(kind, obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
             if stored is None:
                 await handle.create(obj)
+            elif obj["kind"] == "Node":  # a node agent writes its status
+                await handle.update_status({**obj, "metadata": stored["metadata"]})
             else:
                 await handle.update(
                     {

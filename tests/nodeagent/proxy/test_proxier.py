@@ -181,3 +181,29 @@ async def test_sync_metrics_count_changes_and_network_programming_latency() -> N
     assert 'kubeproxy_network_programming_duration_seconds_bucket{le="+Inf"} 2' in text
     assert "kubeproxy_sync_proxy_rules_last_timestamp_seconds 18000000" in text
     assert 'minikube_py_proxy_listeners{protocol="TCP"} 1' in text
+
+
+async def test_node_heartbeats_do_not_sync_and_an_address_change_does() -> None:
+    h = harness(node_names=frozenset({"node-1"}))
+    ports = {"name": "http", "port": 80, "nodePort": 30080, "protocol": "TCP"}
+    await h.apply(node("node-1", "127.0.0.1"), node("node-9", "127.9.0.1"))
+    await h.apply(service("web", IP, ports, type="NodePort"), endpoint_slice("web", endpoint("127.1.0.2")))
+    async with running(h):
+        await eventually(lambda: ("TCP", "127.0.0.1", 30080) in h.frontends(), "the NodePort")
+        synced = h.proxier.metrics.sync_duration.count
+        beat = node("node-1", "127.0.0.1")
+        beat["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+        await h.apply(beat, node("node-9", "127.9.0.2"))  # a heartbeat; another proxy's node
+
+        def delivered() -> bool:
+            cached = h.proxier._nodes.indexer.get_by_key("node-1") or {}
+            other = h.proxier._nodes.indexer.get_by_key("node-9") or {}
+            return bool(cached.get("status", {}).get("conditions")) and "127.9.0.2" in str(other)
+
+        await eventually(delivered, "the heartbeat in the cache")
+        await settle()  # its handler ran meanwhile
+        assert h.proxier.metrics.sync_duration.count == synced
+        assert h.proxier.health.oldest_pending is None  # nothing queued
+        await h.apply(node("node-1", "127.1.0.1"))
+        await eventually(lambda: ("TCP", "127.1.0.1", 30080) in h.frontends(), "the new address")
+        assert ("TCP", "127.0.0.1", 30080) not in h.frontends()
