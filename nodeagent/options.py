@@ -38,7 +38,6 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--address",
         type=_loopback_ip,
-        default="",
         metavar="IP",
         help="where the node API listens (default: the node's address, --node-ip)",
     )
@@ -54,7 +53,6 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--node-ip",
         type=_loopback_ip,
-        default="",
         metavar="IP",
         help="the node's address, reported as its InternalIP (default: the first address of --pod-cidr)",
     )
@@ -122,9 +120,9 @@ def agent_options(args: argparse.Namespace) -> tuple[AgentOptions, ServingTLS]:
         args.data_dir.expanduser(),
         args.runtime,
         args.port,
-        args.address,
+        args.address or "",
         pod_cidr=args.pod_cidr,
-        node_ip=args.node_ip,
+        node_ip=args.node_ip or "",
         eviction_hard=args.eviction_hard,
         volume_refresh_delay=max(args.volume_refresh_delay, 0.0),
     )

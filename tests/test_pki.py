@@ -7,6 +7,7 @@ import ssl
 import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography import x509
@@ -22,6 +23,7 @@ from minikube_py.pki import (
     ensure_client_certificate,
     ensure_cluster_pki,
 )
+from minikube_py.pkiutil import issue_serving_certificate, load_certificate_authority, write_pair
 
 
 def load(path: Path) -> x509.Certificate:
@@ -83,14 +85,49 @@ def test_serving_certificate_verifies_against_ca_with_the_sans(pki: ClusterPKI) 
     assert set(sans.get_values_for_type(x509.IPAddress)) == {
         ipaddress.ip_address("127.0.0.1"),
         ipaddress.ip_address("::1"),
-        ipaddress.ip_address("10.96.0.1"),
+        ipaddress.ip_address("127.96.0.1"),  # the kubernetes Service of the default range
     }
     assert eku(cert) == [ExtendedKeyUsageOID.SERVER_AUTH]
     assert not cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
 
 
-@pytest.mark.parametrize("hostname", ["localhost", "kubernetes.default.svc", "127.0.0.1", "::1", "10.96.0.1"])
+HOSTNAMES = ["localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"]
+HOSTNAMES += ["kubernetes.default.svc.cluster.local", "127.0.0.1", "::1", "127.96.0.1"]
+
+
+@pytest.mark.parametrize("hostname", HOSTNAMES)
 def test_openssl_accepts_serving_certificate_for(pki: ClusterPKI, hostname: str) -> None:
+    assert handshake(pki, hostname)["subject"] == ((("commonName", "kube-apiserver"),),)
+
+
+def test_the_service_address_follows_the_service_range(pki: ClusterPKI) -> None:
+    """A pod reaching the API at the kubernetes Service of the configured range verifies it;
+    a range change reissues the certificate, and a caller that only wants the paths
+    (service_ip None) leaves whichever one is there."""
+    moved = ensure_cluster_pki(pki.directory, service_ip="127.70.128.1")
+    assert handshake(moved, "127.70.128.1")
+    with pytest.raises(ssl.SSLCertVerificationError):
+        handshake(moved, "127.96.0.1")
+    before = snapshot(moved)
+    ensure_cluster_pki(pki.directory)
+    assert snapshot(moved) == before
+    ensure_cluster_pki(pki.directory, service_ip="127.70.128.1")
+    assert snapshot(moved) == before
+
+
+def test_a_certificate_of_an_older_version_is_reissued(tmp_path: Path) -> None:
+    """Data dirs of older versions name 10.96.0.1 (the old range): up asks for the new one."""
+    pki = ensure_cluster_pki(tmp_path / "pki")
+    ca = load_certificate_authority(pki.ca)
+    write_pair(pki.apiserver, *issue_serving_certificate(ca, ip_addresses=("127.0.0.1", "::1", "10.96.0.1")))
+    ensure_cluster_pki(tmp_path / "pki", service_ip="127.96.0.1")
+    assert handshake(pki, "127.96.0.1")
+    with pytest.raises(ssl.SSLCertVerificationError):
+        handshake(pki, "10.96.0.1")
+
+
+def handshake(pki: ClusterPKI, hostname: str) -> dict[str, Any]:
+    """The peer certificate a client verifying ``hostname`` against the CA accepts."""
     server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server.load_cert_chain(pki.apiserver.cert, pki.apiserver.key)
     client = ssl.create_default_context(cafile=str(pki.ca.cert))
@@ -109,7 +146,7 @@ def test_openssl_accepts_serving_certificate_for(pki: ClusterPKI, hostname: str)
             break
     peer = c.getpeercert()
     assert peer is not None
-    assert peer["subject"] == ((("commonName", "kube-apiserver"),),)
+    return dict(peer)
 
 
 def test_admin_client_certificate(pki: ClusterPKI) -> None:

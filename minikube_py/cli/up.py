@@ -82,6 +82,12 @@ class Components:
         """The nodes' ranges in order (``node-1..N``, then ``fake-1..M``); ``PodNetworkError``
         when they do not fit."""
         wanted = self.nodes + self.fake_nodes
+        prefix = int(self.cluster_cidr.rsplit("/", 1)[1])
+        if wanted and self.node_cidr_mask_size < prefix:
+            raise PodNetworkError(
+                f"--node-cidr-mask-size {self.node_cidr_mask_size} is shorter than the prefix of "
+                f"--cluster-cidr {self.cluster_cidr}: a node's range must fit in the pod network"
+            )
         room = max_nodes(self.cluster_cidr, self.node_cidr_mask_size)
         if wanted > room:
             raise PodNetworkError(

@@ -2,7 +2,7 @@
 
 Pods share the host's network on loopback pod IPs (``podip``), so reaching a port "inside the
 pod" is dialling the pod IP. A failure carries Go's wording, as containerd's does
-(``failed to connect to ... inside the pod: dial tcp4 127.1.0.5:9: connect: connection refused``).
+(``failed to connect to ... inside the pod: dial tcp4 127.128.0.5:9: connect: connection refused``).
 """
 
 from __future__ import annotations

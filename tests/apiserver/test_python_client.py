@@ -68,11 +68,12 @@ def test_watch_from_a_resource_version(core: client.CoreV1Api) -> None:
     assert seen == [("ADDED", "w1"), ("MODIFIED", "w1"), ("DELETED", "w1")]
 
 
-def test_namespaces_and_the_kubernetes_service(core: client.CoreV1Api) -> None:
+def test_namespaces_and_the_kubernetes_service(core: client.CoreV1Api, cluster: Cluster) -> None:
     names = {ns.metadata.name for ns in core.list_namespace().items}
     assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= names
     svc = core.read_namespaced_service("kubernetes", "default")
-    assert svc.spec.cluster_ip == "10.96.0.1" and svc.spec.ports[0].port == 443
+    assert cluster.network is not None  # the first address of the cluster's service range
+    assert svc.spec.cluster_ip == cluster.network.kubernetes_ip and svc.spec.ports[0].port == 443
 
 
 def test_micro_time_without_its_fraction_is_refused(events: client.EventsV1Api) -> None:

@@ -71,26 +71,33 @@ def test_help_needs_no_web_framework_nor_event_loop() -> None:
 
 # Every flag each subcommand took before its flags moved beside the component's code.
 FLAGS = {
-    "up": "--audit-policy-file --concurrent-deployment-syncs --concurrent-gc-syncs "
+    "up": "--audit-policy-file --cluster-cidr --concurrent-deployment-syncs --concurrent-gc-syncs "
     "--concurrent-namespace-syncs --concurrent-replicaset-syncs --concurrent-serviceaccount-syncs "
     "--controllers --data-dir --fake-nodes --kube-api-burst --kube-api-qps --leader-elect "
-    "--min-request-timeout --no-kubeconfig-merge --node-monitor-grace-period --node-monitor-period "
-    "--nodes --port --request-timeout --root-ca-file --scheduler-config --scheduler-secure-port --store "
+    "--min-request-timeout --no-kubeconfig-merge --node-cidr-mask-size --node-monitor-grace-period "
+    "--node-monitor-period --nodes --port --request-timeout --root-ca-file --scheduler-config "
+    "--scheduler-secure-port --service-cluster-ip-range --service-node-port-range --store "
     "--use-service-account-credentials",
     "apiserver": "--anonymous-auth --api-audiences --audit-log-compress --audit-log-maxage "
     "--audit-log-maxbackup --audit-log-maxsize --audit-log-path --audit-policy-file --authorization-mode "
     "--bind-address --client-ca-file --disable-admission-plugins --enable-admission-plugins "
     "--enable-bootstrap-token-auth --enable-priority-and-fairness --max-mutating-requests-inflight "
     "--max-requests-inflight --min-request-timeout --request-timeout --secure-port "
-    "--service-account-issuer --service-account-key-file --service-account-signing-key-file --store "
+    "--service-account-issuer --service-account-key-file --service-account-signing-key-file "
+    "--service-cluster-ip-range --service-node-port-range --store "
     "--tls-cert-file --tls-private-key-file --token-auth-file",
     "controller-manager": "--concurrent-deployment-syncs --concurrent-gc-syncs --concurrent-namespace-syncs "
     "--concurrent-replicaset-syncs --concurrent-serviceaccount-syncs --controllers --kube-api-burst "
     "--kube-api-qps --kubeconfig --leader-elect --node-monitor-grace-period --node-monitor-period "
     "--root-ca-file --secure-port --use-service-account-credentials",
     "scheduler": "--config --kube-api-burst --kube-api-qps --kubeconfig --leader-elect --secure-port",
-    "node-agent": "--address --client-ca-file --data-dir --eviction-hard --kubeconfig --node-name --port "
-    "--runtime --tls-cert-file --tls-private-key-file --volume-refresh-delay",
+    "node-agent": "--address --client-ca-file --data-dir --eviction-hard --kubeconfig --node-ip --node-name "
+    "--pod-cidr --port --runtime --tls-cert-file --tls-private-key-file --volume-refresh-delay "
+    # the node's service proxy (issue 15)
+    "--no-proxy --proxy-backend-selection --proxy-healthz-bind-address --proxy-kubeconfig "
+    "--proxy-metrics-bind-address --proxy-min-sync-period --proxy-sync-period --proxy-udp-timeout",
+    "proxy": "--backend-selection --healthz-bind-address --kubeconfig --metrics-bind-address "
+    "--min-sync-period --node-name --sync-period --udp-timeout",
     "kubeconfig": "--data-dir --group --out --user",
 }
 

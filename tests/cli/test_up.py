@@ -275,6 +275,12 @@ def test_port_in_use_is_a_one_line_error(tmp_path: Path) -> None:
         (["--store", "etcd://127.0.0.1:{closed}"], "cannot reach etcd"),
         (["--store", "sqlite:///{tmp}/corrupt.db"], "file is not a database"),
         (["--store", "sqlite:///{tmp}/file/store.db"], "not writable"),
+        (["--cluster-cidr", "10.244.0.0/16"], "must be inside 127.0.0.0/8"),
+        (["--nodes", "2", "--fake-nodes", "1", "--cluster-cidr", "127.80.0.0/23"], "has room for 2 nodes"),
+        (["--nodes", "1", "--node-cidr-mask-size", "8"], "a node's range must fit in the pod network"),
+        (["--service-cluster-ip-range", "10.96.0.0/12"], "must be inside 127.0.0.0/8"),
+        (["--service-cluster-ip-range", "127.0.0.0/8"], "the mask must be >= 12"),
+        (["--service-node-port-range", "30000"], "invalid --service-node-port-range"),
     ],
     ids=[
         "unknown store scheme",
@@ -283,6 +289,12 @@ def test_port_in_use_is_a_one_line_error(tmp_path: Path) -> None:
         "unreachable etcd",
         "corrupt database",
         "store dir not writable",
+        "pod network off loopback",
+        "more nodes than the pod network has ranges for",
+        "node ranges larger than the pod network",
+        "service range off loopback",
+        "service range too large",
+        "node port range without an end",
     ],
 )
 def test_bad_input_is_a_one_line_error(tmp_path: Path, args: list[str], says: str) -> None:

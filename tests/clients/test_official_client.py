@@ -354,9 +354,8 @@ class ForwardedHTTPConnection(http.client.HTTPConnection):
         self.sock = self.forwarded
 
 
-# Ports of this module's servers. Pods of every cluster on a machine share its network (node-1's
-# pods are 127.1.0.N in each), so ports no other test's pods use keep parallel modules apart;
-# the suite's nginx has no containerPort (80).
+# Ports of this module's servers. Each test cluster has its own pod network (a network slot), so
+# pods of parallel modules never share an address; the suite's nginx has no containerPort (80).
 NGINX_PORT = 18080
 
 

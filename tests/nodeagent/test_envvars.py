@@ -209,27 +209,27 @@ async def test_env_from_missing_config_map_is_an_error(client: FakeClient) -> No
 
 
 SERVICES_SEEN = [
-    service("kubernetes", "default", "10.96.0.1", {"name": "https", "port": 443, "protocol": "TCP"}),
+    service("kubernetes", "default", "127.96.0.1", {"name": "https", "port": 443, "protocol": "TCP"}),
     service(
-        "my-db", "shop", "10.96.0.7", {"port": 5432}, {"name": "metrics", "port": 9187, "protocol": "UDP"}
+        "my-db", "shop", "127.96.0.7", {"port": 5432}, {"name": "metrics", "port": 9187, "protocol": "UDP"}
     ),
     service("headless", "shop", "None", {"port": 80}),
-    service("other", "elsewhere", "10.96.0.9", {"port": 80}),
+    service("other", "elsewhere", "127.96.0.9", {"port": 80}),
 ]
 
 
 def test_service_env_as_docker_links() -> None:
     env = service_env(SERVICES_SEEN, "shop")
-    assert env["MY_DB_SERVICE_HOST"] == "10.96.0.7"
+    assert env["MY_DB_SERVICE_HOST"] == "127.96.0.7"
     assert env["MY_DB_SERVICE_PORT"] == "5432"
     assert env["MY_DB_SERVICE_PORT_METRICS"] == "9187"
-    assert env["MY_DB_PORT"] == "tcp://10.96.0.7:5432"
-    assert env["MY_DB_PORT_5432_TCP"] == "tcp://10.96.0.7:5432"
+    assert env["MY_DB_PORT"] == "tcp://127.96.0.7:5432"
+    assert env["MY_DB_PORT_5432_TCP"] == "tcp://127.96.0.7:5432"
     assert env["MY_DB_PORT_5432_TCP_PROTO"] == "tcp"
     assert env["MY_DB_PORT_5432_TCP_PORT"] == "5432"
-    assert env["MY_DB_PORT_5432_TCP_ADDR"] == "10.96.0.7"
-    assert env["MY_DB_PORT_9187_UDP"] == "udp://10.96.0.7:9187"
-    assert env["KUBERNETES_SERVICE_HOST"] == "10.96.0.1"
+    assert env["MY_DB_PORT_5432_TCP_ADDR"] == "127.96.0.7"
+    assert env["MY_DB_PORT_9187_UDP"] == "udp://127.96.0.7:9187"
+    assert env["KUBERNETES_SERVICE_HOST"] == "127.96.0.1"
     assert env["KUBERNETES_SERVICE_PORT_HTTPS"] == "443"
     assert not [k for k in env if k.startswith(("HEADLESS_", "OTHER_"))]
 
@@ -247,7 +247,7 @@ def test_ipv6_cluster_ip_is_bracketed() -> None:
 async def test_service_env_appended_after_declared_and_expandable(client: FakeClient) -> None:
     container = {"name": "c", "env": [{"name": "URL", "value": "https://$(KUBERNETES_SERVICE_HOST)"}]}
     env = await env_of(client, container, services=SERVICES_SEEN)
-    assert env[0] == ("URL", "https://10.96.0.1")
+    assert env[0] == ("URL", "https://127.96.0.1")
     assert ("KUBERNETES_SERVICE_PORT", "443") in env
     assert not [k for k, _ in env if k.startswith("MY_DB")]
 
@@ -262,8 +262,8 @@ async def test_services_listed_through_the_client_when_not_passed(client: FakeCl
             client, shop_pod, container, pod_ip="127.1.0.5", host_ip="10.0.0.1", node_allocatable={}
         )
     )
-    assert env["MY_DB_SERVICE_HOST"] == "10.96.0.7"
-    assert env["KUBERNETES_SERVICE_HOST"] == "10.96.0.1"
+    assert env["MY_DB_SERVICE_HOST"] == "127.96.0.7"
+    assert env["KUBERNETES_SERVICE_HOST"] == "127.96.0.1"
     assert "OTHER_SERVICE_HOST" not in env
 
 

@@ -11,10 +11,12 @@ IPs is ...``).
 
 In memory: an allocator holds what it handed out or was asked for (per owner, the service's
 ``namespace/name``), and treats as taken whatever its optional ``used`` callable reports (the
-values of the stored services with their owners). A value held for an owner stays held only
-``hold_seconds`` (long enough for the service to show up in ``used``), so values of deleted or
-never-stored services (a create that failed validation, a dry run) come back; the same owner
-asking again for its value is no conflict. Without ``used`` nothing is ever freed.
+values of the stored services with their owners). A value held for an owner stays held until
+``used`` shows it or for ``hold_seconds`` (long enough for the service to reach the watch
+cache; kept short because a service created and deleted before the next allocation looked
+keeps its values held that long), so values of never-stored services (a create that failed
+validation, a dry run) come back; the same owner asking again for its value is no conflict.
+Without ``used`` nothing is ever freed.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ class RangeAllocator:
         used: Used | None = None,
         reserved: Iterable[int] = (),
         rng: random.Random | None = None,
-        hold_seconds: float = 30.0,
+        hold_seconds: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.first, self.last = first, last
@@ -90,12 +92,18 @@ class RangeAllocator:
     def owners(self) -> dict[int, str]:
         """Every value not free, with its owner: held here (recently handed out or asked for)
         or reported by ``used``."""
-        now = self._clock()
-        stored = dict(self._used()) if self._used is not None else {}
-        # a hold ends when it runs out or once the store shows the value with its owner (from
-        # then on the store says when it is free again: a deleted service frees its values)
+        return {**{value: owner for value, (owner, _) in self._holds().items()}, **self._stored()}
+
+    def _stored(self) -> dict[int, str]:
+        return dict(self._used()) if self._used is not None else {}
+
+    def _holds(self, stored: dict[int, str] | None = None) -> dict[int, tuple[str, float]]:
+        """The live holds: a hold ends when it runs out or once the store shows the value with
+        its owner (from then on the store says when it is free again: a deleted service frees
+        its values at once)."""
+        now, stored = self._clock(), self._stored() if stored is None else stored
         self._mine = {v: held for v, held in self._mine.items() if held[1] > now and stored.get(v) != held[0]}
-        return {**{value: owner for value, (owner, _) in self._mine.items()}, **stored}
+        return self._mine
 
     def taken(self) -> set[int]:
         return set(self.owners())
@@ -106,10 +114,12 @@ class RangeAllocator:
     def claim(self, value: int, owner: str = "") -> None:
         """Hold a value a client chose; ``AllocationError`` when another owner has it (the
         caller checks the range first)."""
-        holder = self.owners().get(value)
+        stored = self._stored()
+        holder = stored.get(value) or self._holds(stored).get(value, ("", 0.0))[0] or None
         if holder is not None and holder != owner:
             raise AllocationError("already allocated")
-        self._mine[value] = (owner, self._clock() + self._hold)
+        if stored.get(value) != owner:  # not stored yet: hold it until it is
+            self._mine[value] = (owner, self._clock() + self._hold)
 
     def release(self, value: int) -> None:
         self._mine.pop(value, None)

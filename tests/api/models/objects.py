@@ -159,8 +159,8 @@ SERVICE: dict[str, Any] = {
     "spec": {
         "type": "NodePort",
         "selector": {"app": "web"},
-        "clusterIP": "10.96.0.10",
-        "clusterIPs": ["10.96.0.10"],
+        "clusterIP": "127.96.0.10",
+        "clusterIPs": ["127.96.0.10"],
         "ipFamilies": ["IPv4"],
         "ipFamilyPolicy": "SingleStack",
         "ports": [{"name": "http", "port": 80, "targetPort": "http", "nodePort": 30080, "protocol": "TCP"}],

@@ -28,13 +28,18 @@ FLAGS = ["--node-monitor-period=1s", "--node-monitor-grace-period=4s"]
 class Agent:
     """One ``node-agent`` process with its own identity and serving certificate."""
 
-    def __init__(self, cluster: Cluster, name: str, runtime: str, logs: Path) -> None:
+    def __init__(self, cluster: Cluster, name: str, runtime: str, logs: Path, index: int) -> None:
+        """Node range ``index`` of the cluster's pod network (``up --nodes 0`` uses none)."""
         pki = ensure_cluster_pki(cluster.data_dir / "pki")
         self.kubeconfig = ensure_node_identity(cluster.data_dir, pki, name, cluster.url)
-        pair, client_ca = ensure_serving_certificate(load_certificate_authority(pki.ca), logs / f"{name}-tls")
+        assert cluster.network is not None
+        self.address = cluster.network.node_ip(index)
+        ca = load_certificate_authority(pki.ca)
+        pair, client_ca = ensure_serving_certificate(ca, logs / f"{name}-tls", self.address)
         self.args = [
             *CLI, "node-agent", "--kubeconfig", str(self.kubeconfig), "--node-name", name,
             "--runtime", runtime, "--data-dir", str(cluster.data_dir), "--port", "0",
+            "--pod-cidr", cluster.network.node_cidr(index),
             "--tls-cert-file", str(pair.cert), "--tls-private-key-file", str(pair.key),
             "--client-ca-file", str(client_ca),
         ]  # fmt: skip
@@ -86,7 +91,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
 def test_a_dead_agent_makes_its_node_not_ready_and_a_restarted_one_recovers(
     cluster: Cluster, tmp_path: Path
 ) -> None:
-    agent = Agent(cluster, "solo", "fake", tmp_path)
+    agent = Agent(cluster, "solo", "fake", tmp_path, 0)
     agent.start()
     try:
         eventually(lambda: ready(cluster, "solo") == "True", "node solo Ready")
@@ -104,7 +109,7 @@ def test_a_dead_agent_makes_its_node_not_ready_and_a_restarted_one_recovers(
 def test_pods_keep_running_while_the_apiserver_is_down_and_the_agent_resyncs(
     cluster: Cluster, tmp_path: Path
 ) -> None:
-    agent = Agent(cluster, "proc", "process", tmp_path)
+    agent = Agent(cluster, "proc", "process", tmp_path, 1)
     agent.start()
     marker = f"survivor-{os.getpid()}-{time.monotonic_ns()}"
     try:

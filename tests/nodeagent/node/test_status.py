@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -202,3 +204,34 @@ def test_process_node_capacity(tmp_path: Path) -> None:
     allocatable_memory = int(node.allocatable["memory"].removesuffix("Ki"))
     assert allocatable_memory == (host_memory_bytes() - 356 * 1024 * 1024) // 1024
     assert node.default_labels()["node.kubernetes.io/instance-type"] == "minikube-py-process"
+
+
+async def test_register_writes_the_nodes_pod_range_and_address() -> None:
+    fake = FakeClient()
+    node = dataclasses.replace(config("node-1"), address="127.128.0.1", pod_cidr="127.128.0.0/24")
+    await NodeStatusReporter(fake, node, clock=FakeClock()).register()
+    stored = fake.stored(NODES, "", "node-1")
+    assert stored is not None
+    assert stored["spec"] == {"podCIDR": "127.128.0.0/24", "podCIDRs": ["127.128.0.0/24"]}
+    assert stored["status"]["addresses"] == [
+        {"type": "InternalIP", "address": "127.128.0.1"},
+        {"type": "Hostname", "address": "node-1"},
+    ]
+
+
+@pytest.mark.parametrize("before", [{}, {"podCIDR": "127.1.0.0/16", "podCIDRs": ["127.1.0.0/16"]}])
+async def test_a_restart_with_another_pod_range_updates_the_node(before: dict[str, Any]) -> None:
+    """A Node of an older version (no range, or 127.N.0.0/16) says the range its pods now use;
+    the rest of its spec stays."""
+    fake, clock = FakeClient(), FakeClock()
+    await NodeStatusReporter(fake, config("node-1"), clock=clock).register()
+    await fake.resource(NODES).patch("node-1", {"spec": {**before, "unschedulable": True}})
+    node = dataclasses.replace(config("node-1"), address="127.128.0.1", pod_cidr="127.128.0.0/24")
+    await NodeStatusReporter(fake, node, clock=clock).register()
+    stored = fake.stored(NODES, "", "node-1")
+    assert stored is not None
+    assert stored["spec"] == {
+        "podCIDR": "127.128.0.0/24",
+        "podCIDRs": ["127.128.0.0/24"],
+        "unschedulable": True,
+    }

@@ -102,8 +102,7 @@ def test_the_proxy_command_serves_its_nodes_address(cluster: Cluster, backend: i
 
 
 def node_address(prefix: str) -> list[str]:
-    """A node's own /24: its pod range and its address (``--address``/``--node-ip`` given
-    explicitly: their empty defaults fail their own type check on the addresses branch)."""
+    """A node's own /24: its pod range and its address."""
     return ["--pod-cidr", f"{prefix}.0/24", "--address", f"{prefix}.1", "--node-ip", f"{prefix}.1"]
 
 

@@ -13,7 +13,7 @@ from nodeagent.runtime.fake import FakeRuntime
 from nodeagent.runtime.interface import ContainerConfig, ContainerRuntime, ContainerState, ContainerStatus
 from nodeagent.runtime.process import ProcessRuntime
 
-SMALL_CIDR = "127.1.0.0/30"  # two pod IPs: exhaustion is reachable
+SMALL_CIDR = "127.1.0.0/29"  # .1 is the node's: five pod IPs, exhaustion is reachable
 
 
 @dataclass
