@@ -65,6 +65,8 @@ class Listeners:
             listener = self.open.get(key)
             if listener is not None:
                 listener.ref.route = route
+                if isinstance(listener.socket, UdpFrontend):
+                    listener.socket.prune(route.backends)
             elif self.failed.get(key, now) <= now:
                 await self._bind(key, route)
         for protocol in ("TCP", "UDP"):

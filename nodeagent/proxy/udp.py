@@ -146,6 +146,13 @@ class UdpFrontend(asyncio.DatagramProtocol):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def prune(self, backends: tuple[Backend, ...]) -> None:
+        """Close the flows to backends no longer in the route (upstream clears their conntrack
+        entries: a client's next datagram picks a current backend instead of a dead one)."""
+        current = {b.address for b in backends}
+        for flow in [f for f in self.flows.values() if f.backend.address not in current]:
+            self.close_flow(flow)
+
     def close(self) -> None:
         """Stop listening and close every flow."""
         for task in list(self._tasks):

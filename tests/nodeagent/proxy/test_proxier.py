@@ -207,3 +207,27 @@ async def test_node_heartbeats_do_not_sync_and_an_address_change_does() -> None:
         await h.apply(node("node-1", "127.1.0.1"))
         await eventually(lambda: ("TCP", "127.1.0.1", 30080) in h.frontends(), "the new address")
         assert ("TCP", "127.0.0.1", 30080) not in h.frontends()
+
+
+async def test_udp_flows_to_a_removed_endpoint_are_closed_at_the_sync() -> None:
+    network = FakeNetwork()
+    h = harness(network)
+    dns = {"name": "dns", "port": 53, "protocol": "UDP"}
+    key = ("UDP", "127.96.0.10", 53)
+    slice_a = endpoint_slice("dns", endpoint("127.1.0.2"), port=5353, name="dns", protocol="UDP")
+    await h.apply(service("dns", "127.96.0.10", dns), slice_a)
+    async with running(h):
+        await eventually(lambda: key in network.udp, "the UDP listener")
+        frontend, _ = network.udp[key]
+        frontend.datagram_received(b"q", ("127.0.0.5", 40000))
+        await eventually(lambda: frontend.flows, "a flow")
+        flow = next(iter(frontend.flows.values()))
+        both = endpoint_slice(
+            "dns", endpoint("127.1.0.2"), endpoint("127.1.0.3"), port=5353, name="dns", protocol="UDP"
+        )
+        await h.apply(both)
+        await eventually(lambda: len(h.proxier.listeners.open[key].ref.route.backends) == 2, "two")
+        assert not flow.closed  # its backend stays
+        await h.apply(endpoint_slice("dns", endpoint("127.1.0.3"), port=5353, name="dns", protocol="UDP"))
+        await eventually(lambda: flow.closed, "the stale flow closed")
+        assert frontend.flows == {}
