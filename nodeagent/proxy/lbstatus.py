@@ -47,16 +47,24 @@ class LoadBalancerStatus:
         self._client = client
         self._clock = clock
         self._pending: dict[ServiceKey, list[Object]] = {}
+        self._failing: set[ServiceKey] = set()
+        self._seen: dict[ServiceKey, str] = {}  # the version each pending or sent write was for
         self._wake = asyncio.Event()
 
     def sync(self, services: Iterable[Object]) -> None:
         """Queue a write for each Service whose status differs from what it should be."""
         for service in services:
+            meta = service.get("metadata") or {}
+            key = (meta.get("namespace", ""), meta.get("name", ""))
             wanted = desired_ingress(service)
             if wanted is None or wanted == current_ingress(service):
+                self._seen.pop(key, None)
                 continue
-            meta = service.get("metadata") or {}
-            self._pending[(meta.get("namespace", ""), meta.get("name", ""))] = wanted
+            version = meta.get("resourceVersion", "")
+            if self._seen.get(key) == version:
+                continue  # already queued or written for this version; the cache lags the write
+            self._seen[key] = version
+            self._pending[key] = wanted
             self._wake.set()
 
     async def run(self) -> None:
@@ -77,8 +85,11 @@ class LoadBalancerStatus:
         except ApiError as err:
             if err.code == 404:
                 return True  # deleted meanwhile
-            log.warning("proxy: cannot write the load balancer status of %s/%s: %s", namespace, name, err)
+            if key not in self._failing:  # once per Service until a write succeeds
+                self._failing.add(key)
+                log.warning("proxy: cannot write the load balancer status of %s/%s: %s", namespace, name, err)
             return False
+        self._failing.discard(key)
         log.info(
             "proxy: %s/%s load balancer ingress %s", namespace, name, [i["ip"] for i in ingress] or "cleared"
         )

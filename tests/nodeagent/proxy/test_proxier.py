@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from minikube_py.api.errors import ApiError
 from minikube_py.client.resourcetypes import SERVICES
 from minikube_py.clock import FakeClock
 from nodeagent.proxy.proxier import ProxyConfig
@@ -231,3 +232,25 @@ async def test_udp_flows_to_a_removed_endpoint_are_closed_at_the_sync() -> None:
         await h.apply(endpoint_slice("dns", endpoint("127.1.0.3"), port=5353, name="dns", protocol="UDP"))
         await eventually(lambda: flow.closed, "the stale flow closed")
         assert frontend.flows == {}
+
+
+async def test_a_refused_status_write_is_logged_once_and_retried(caplog: pytest.LogCaptureFixture) -> None:
+    clock = FakeClock()
+    h = Harness(FakeNetwork(), clock, ProxyConfig(min_sync_period=0.0))
+    h.api.fail("patch", "services", ApiError(403, "Forbidden", 'services "web" is forbidden'), times=3)
+    await h.apply(service("web", IP, type="LoadBalancer"))
+    with caplog.at_level(logging.WARNING, "proxy"):
+        async with running(h):
+            await eventually(lambda: h.api.filter_actions("patch", "services"), "a first attempt")
+            for _ in range(3):
+                await clock.step(1)
+
+            def ingress() -> object:
+                status = (h.api.stored(SERVICES, "default", "web") or {}).get("status", {})
+                return status.get("loadBalancer", {}).get("ingress")
+
+            await eventually(ingress, "the ingress")
+    assert len(h.api.filter_actions("patch", "services")) == 4
+    assert [r.getMessage() for r in caplog.records if "load balancer" in r.getMessage()] == [
+        'proxy: cannot write the load balancer status of default/web: services "web" is forbidden'
+    ]
