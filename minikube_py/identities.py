@@ -52,3 +52,12 @@ def ensure_fake_nodes_identity(data_dir: Path, pki: ClusterPKI, server: str) -> 
     node): like kwok's controller it is an administrator (``system:masters``). Simulated nodes
     are for demos and scale tests, not a security boundary."""
     return ensure_identity(data_dir, pki, "fake-nodes", FAKE_NODES_USER, ("system:masters",), server)
+
+
+KUBE_PROXY = ("kube-proxy", "system:kube-proxy", ())
+
+
+def ensure_proxy_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
+    """The service proxy's ``system:kube-proxy`` (bound to ``system:node-proxier``)."""
+    name, user, groups = KUBE_PROXY
+    return ensure_identity(data_dir, pki, name, user, groups, server)

@@ -6,31 +6,76 @@ agent, each with its own identity, over HTTPS on loopback like separate processe
 from __future__ import annotations
 
 import argparse
+import asyncio
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.gctuning import tune_gc
-from minikube_py.identities import ensure_fake_nodes_identity, ensure_node_identity
+from minikube_py.identities import ensure_fake_nodes_identity, ensure_node_identity, ensure_proxy_identity
 from minikube_py.pki import CertificateAuthority, ClusterPKI
 from nodeagent.agent import AgentOptions, ServingTLS, node_root, run_node_agent
 from nodeagent.fakenodes import run_fake_nodes
-from nodeagent.options import add_flags, agent_options
+from nodeagent.options import add_flags as add_agent_flags
+from nodeagent.options import agent_options
+from nodeagent.proxy.app import ProxyOptions, run_proxy
+from nodeagent.proxy.options import add_node_agent_proxy_flags, add_proxy_flags, proxy_options
+from nodeagent.proxy.proxier import ProxyConfig
 
-__all__ = ["CONFIG_ERRORS", "add_flags", "cluster_agents", "run_command"]
+__all__ = [
+    "CONFIG_ERRORS",
+    "add_flags",
+    "add_proxy_flags",
+    "cluster_agents",
+    "cluster_proxy",
+    "run_command",
+    "run_proxy_command",
+]
 
 # errors of bad input, reported as one line (exit 2) without a traceback: the shared library's
 # (kubeconfig, PKI) are the command line's own
 CONFIG_ERRORS: tuple[type[Exception], ...] = ()
 
 
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """``minikube-py node-agent``'s flags, with those of the node's service proxy."""
+    add_agent_flags(parser)
+    add_node_agent_proxy_flags(parser)
+
+
 async def run_command(args: argparse.Namespace) -> None:
-    """``minikube-py node-agent``: one agent until cancelled."""
+    """``minikube-py node-agent``: one agent until cancelled; on the process runtime with its
+    node's service proxy beside it (unless ``--no-proxy``)."""
     tune_gc()
     config = load_kubeconfig(args.kubeconfig)
     options, tls = agent_options(args)
-    await run_node_agent(config, options, tls)
+    if args.runtime != "process" or args.no_proxy:
+        await run_node_agent(config, options, tls)
+        return
+    proxy = proxy_options(args, "proxy-", node_names=frozenset([args.node_name]))
+    proxy_config = load_kubeconfig(args.proxy_kubeconfig) if args.proxy_kubeconfig else config
+    async with asyncio.TaskGroup() as tasks:
+        tasks.create_task(run_node_agent(config, options, tls))
+        tasks.create_task(run_proxy(proxy_config, proxy))
+
+
+async def run_proxy_command(args: argparse.Namespace) -> None:
+    """``minikube-py proxy``: one service proxy until cancelled."""
+    tune_gc()
+    await run_proxy(load_kubeconfig(args.kubeconfig), proxy_options(args))
+
+
+def cluster_proxy(data_dir: Path, pki: ClusterPKI, server: str, nodes: int) -> Coroutine[Any, Any, None]:
+    """``up``'s one service proxy, as ``system:kube-proxy``, for the process nodes
+    ``node-1..N`` (they share this machine's loopback; simulated nodes run nothing to reach).
+    Its HTTP endpoints take free ports (logged): several clusters may run on one machine."""
+    options = ProxyOptions(
+        ProxyConfig(node_names=frozenset(f"node-{i}" for i in range(1, nodes + 1)) or None),
+        healthz_bind_address="127.0.0.1:0",
+        metrics_bind_address="127.0.0.1:0",
+    )
+    return run_proxy(load_kubeconfig(ensure_proxy_identity(data_dir, pki, server)), options)
 
 
 def cluster_agents(

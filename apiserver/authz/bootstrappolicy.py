@@ -13,6 +13,7 @@ AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate"
 BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 AGGREGATE = "rbac.authorization.k8s.io/aggregate-to-"
 RBAC = "rbac.authorization.k8s.io"
+SERVICE_LB_ROLE = "minikube-py:service-load-balancer"
 
 
 def rule(
@@ -328,6 +329,8 @@ def cluster_roles() -> list[Object]:
         ),
         _role("system:kube-scheduler", SCHEDULER_RULES),
         _role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
+        # ours: the service proxy writes LoadBalancer ingress (upstream: the cloud controller)
+        _role(SERVICE_LB_ROLE, [rule(("get", "patch", "update"), "", ("services/status",))]),
     ]
 
 
@@ -354,4 +357,5 @@ def cluster_role_bindings() -> list[Object]:
         _binding("system:node-proxier", [("User", "system:kube-proxy")]),
         _binding("system:kube-scheduler", [("User", "system:kube-scheduler")]),
         _binding("system:kube-controller-manager", [("User", "system:kube-controller-manager")]),
+        _binding(SERVICE_LB_ROLE, [("User", "system:kube-proxy")]),
     ]

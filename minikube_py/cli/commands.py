@@ -64,6 +64,13 @@ def _node_agent(parser: argparse.ArgumentParser) -> None:
     _facade(app, parser)
 
 
+def _proxy(parser: argparse.ArgumentParser) -> None:
+    import nodeagent.app as app
+
+    app.add_proxy_flags(parser)
+    parser.set_defaults(run=app.run_proxy_command, config_errors=app.CONFIG_ERRORS)
+
+
 def _kubeconfig(parser: argparse.ArgumentParser) -> None:
     from minikube_py.cli import kubeconfig_cmd
 
@@ -107,6 +114,13 @@ COMMANDS = (
         "run one node agent (a miniature kubelet)",
         "Register a node and run the pods bound to it on a process or simulated runtime.",
         _node_agent,
+    ),
+    Command(
+        "proxy",
+        "run a service proxy (a miniature kube-proxy)",
+        "Serve every Service's ClusterIP, NodePorts and LoadBalancer address on loopback, "
+        "forwarding to ready endpoints from EndpointSlices.",
+        _proxy,
     ),
     Command(
         "kubeconfig",

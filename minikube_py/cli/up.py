@@ -167,9 +167,13 @@ async def node_agents(
     import nodeagent.app  # imported by now
 
     ca = load_certificate_authority(pki.ca)
-    return nodeagent.app.cluster_agents(
+    agents = nodeagent.app.cluster_agents(
         data_dir, pki, ca, server, components.nodes, components.fake_nodes, pod_cidrs=components.pod_cidrs()
     )
+    agents.append(  # the service proxy: one for the whole cluster
+        nodeagent.app.cluster_proxy(data_dir, pki, server, components.nodes)
+    )
+    return agents
 
 
 def _import_node_agent() -> None:

@@ -92,7 +92,12 @@ FLAGS = {
     "--root-ca-file --secure-port --use-service-account-credentials",
     "scheduler": "--config --kube-api-burst --kube-api-qps --kubeconfig --leader-elect --secure-port",
     "node-agent": "--address --client-ca-file --data-dir --eviction-hard --kubeconfig --node-ip --node-name "
-    "--pod-cidr --port --runtime --tls-cert-file --tls-private-key-file --volume-refresh-delay",
+    "--pod-cidr --port --runtime --tls-cert-file --tls-private-key-file --volume-refresh-delay "
+    # the node's service proxy (issue 15)
+    "--no-proxy --proxy-backend-selection --proxy-healthz-bind-address --proxy-kubeconfig "
+    "--proxy-metrics-bind-address --proxy-min-sync-period --proxy-sync-period --proxy-udp-timeout",
+    "proxy": "--backend-selection --healthz-bind-address --kubeconfig --metrics-bind-address "
+    "--min-sync-period --node-name --sync-period --udp-timeout",
     "kubeconfig": "--data-dir --group --out --user",
 }
 
