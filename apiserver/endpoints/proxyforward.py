@@ -10,7 +10,8 @@
   client's ``Host`` is kept; ``X-Forwarded-For`` gets the client's address appended and
   ``X-Forwarded-Uri`` is the request's path as the client sent it.
 * The response is relayed as it arrives, chunk by chunk, undecoded, without hop-by-hop and
-  ``Access-Control-Allow-*`` headers; ``Location`` and HTML pages have their links rewritten to
+  ``Access-Control-Allow-*`` headers (and without the backend's ``Date``: the apiserver's
+  server always writes its own); ``Location`` and HTML pages have their links rewritten to
   go through the proxy (``proxyrewrite``), the page read whole for that.
 * Failures: a backend that cannot be reached, or answers nothing, is a 503
   ``ServiceUnavailable`` ``error trying to reach service: <Go's error>``, e.g. ``dial tcp
@@ -237,8 +238,8 @@ def _response_headers(response: httpx.Response, rewrite: Callable[[str], str]) -
     out: list[tuple[bytes, bytes]] = []
     for key, value in response.headers.raw:
         name = key.decode("latin-1").lower()
-        if name in HOP_BY_HOP or name in named or name in CORS:
-            continue
+        if name in HOP_BY_HOP or name in named or name in CORS or name == "date":
+            continue  # (the apiserver's server writes its own Date: one, not two)
         if name == "location":
             value = rewrite(value.decode("latin-1")).encode("latin-1")
         out.append((name.encode("latin-1"), value))

@@ -3,7 +3,7 @@ it records what arrives and answers by path.
 
 * ``/echo...``: a JSON of the method, path (raw), query, headers and body it got;
 * ``/stream``: a chunked response, one chunk now, the next once ``release`` is set;
-* ``/reset``: headers and half of a declared body, then a TCP reset;
+* ``/reset``: headers and half of a declared body, then a TCP reset; ``/hangup``: no answer;
 * ``/redirect``: ``302`` to ``/login``; ``/page``: an HTML page with links;
 * ``/big``: ``BIG`` bytes; ``/upgrade``: ``101`` then an echo of the raw bytes.
 """
@@ -76,6 +76,8 @@ class Backend:
             writer.write(b"7\r\nsecond\n\r\n0\r\n\r\n")
             await writer.drain()
             return True
+        if path.startswith("/hangup"):  # accepts, reads the request, answers nothing
+            return False
         if path.startswith("/reset"):
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 500)
             await writer.drain()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ class Setup:
         return f"{NS}/pods/web:{self.backend.port}/proxy"
 
 
-async def create_pod(api: httpx.AsyncClient, name: str, ip: str | None, ports: list[int] = ()) -> None:  # type: ignore[assignment]
+async def create_pod(api: httpx.AsyncClient, name: str, ip: str | None, ports: Sequence[int] = ()) -> None:
     container: dict[str, Any] = {"name": "app", "image": "i"}
     if ports:
         container["ports"] = [{"containerPort": p} for p in ports]
@@ -194,13 +194,20 @@ async def test_a_pod_without_an_ip_or_off_loopback_is_not_allowed(setup: Setup) 
 async def test_a_bad_name_segment_is_a_bad_request(setup: Setup) -> None:
     message = 'invalid pod request "ftp:web:80"'
     refused(await setup.api.get(f"{NS}/pods/ftp:web:80/proxy/"), 400, "BadRequest", message)
-    refused(await setup.api.get(f"{NS}/pods/a:b:c:d/proxy/"), 400, "BadRequest", 'invalid pod request "a:b:c:d"')
+    refused(
+        await setup.api.get(f"{NS}/pods/a:b:c:d/proxy/"), 400, "BadRequest", 'invalid pod request "a:b:c:d"'
+    )
 
 
 async def test_a_refused_connection_is_upstreams_503(setup: Setup) -> None:
     port = closed_port()
     message = f"error trying to reach service: dial tcp 127.0.0.1:{port}: connect: connection refused"
     refused(await setup.api.get(f"{NS}/pods/web:{port}/proxy/"), 503, "ServiceUnavailable", message)
+
+
+async def test_a_backend_that_hangs_up_without_answering_is_a_503_eof(setup: Setup) -> None:
+    message = "error trying to reach service: EOF"
+    refused(await setup.api.get(f"{setup.base}/hangup"), 503, "ServiceUnavailable", message)
 
 
 async def test_an_unknown_named_port_is_a_503(setup: Setup) -> None:
