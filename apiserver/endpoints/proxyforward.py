@@ -30,7 +30,7 @@ import logging
 import os
 import posixpath
 import ssl
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from urllib.parse import quote
 
 import httpx
@@ -40,6 +40,7 @@ from starlette.types import Receive, Scope, Send
 
 from apiserver.endpoints.proxylocation import ProxyTarget, UnknownPort
 from apiserver.endpoints.proxyrewrite import PATH_SAFE, rewrite_html, rewrite_url
+from apiserver.endpoints.requestbody import unbounded_body
 from apiserver.nodeproxy import NodeLocation, dial_failure, unreachable
 from apiserver.upgradeproxy import TunnelResponse, request_head
 from minikube_py.api import errors
@@ -111,7 +112,7 @@ async def forward(request: Request, target: ProxyTarget, path: str, prefix: str)
     tls = target.tls if target.tls is not None else insecure_tls()
     timeout = httpx.Timeout(DIAL_TIMEOUT, read=None, write=None, pool=None)
     client = httpx.AsyncClient(verify=tls, timeout=timeout, trust_env=False)
-    body = _body(request) if _has_body(request) else None
+    body = unbounded_body(request) if _has_body(request) else None
     outgoing = httpx.Request(request.method, url, headers=headers, content=body)
     try:
         response = await client.send(outgoing, stream=True)
@@ -264,12 +265,6 @@ def _has_body(request: Request) -> bool:
         "",
         "0",
     )
-
-
-async def _body(request: Request) -> AsyncIterator[bytes]:
-    async for chunk in request.stream():
-        if chunk:
-            yield chunk
 
 
 def _join(prefix: str, path: str) -> str:

@@ -2,7 +2,8 @@
 it records what arrives and answers by path.
 
 * ``/echo...``: a JSON of the method, path (raw), query, headers and body it got;
-* ``/stream``: a chunked response, one chunk now, the next once ``release`` is set;
+* ``/stream``: a chunked response, one chunk now, the next once ``release`` is set (or
+  ``hung_up`` set when the proxy closes the connection first);
 * ``/reset``: headers and half of a declared body, then a TCP reset; ``/hangup``: no answer;
 * ``/redirect``: ``302`` to ``/login``; ``/page``: an HTML page with links;
 * ``/big``: ``BIG`` bytes; ``/upgrade``: ``101`` then an echo of the raw bytes.
@@ -40,8 +41,11 @@ class Backend:
     port: int = 0
     seen: list[Seen] = field(default_factory=list)
     release: asyncio.Event = field(default_factory=asyncio.Event)
+    hung_up: asyncio.Event = field(default_factory=asyncio.Event)
+    connections: int = 0
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
         try:
             while await self._one(reader, writer):
                 pass
@@ -72,7 +76,14 @@ class Backend:
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
             writer.write(b"6\r\nfirst\n\r\n")
             await writer.drain()
-            await self.release.wait()
+            released = asyncio.ensure_future(self.release.wait())
+            eof = asyncio.ensure_future(reader.read(1))
+            await asyncio.wait((released, eof), return_when=asyncio.FIRST_COMPLETED)
+            released.cancel()
+            if eof.done():  # the proxy hung up on us
+                self.hung_up.set()
+                return False
+            eof.cancel()
             writer.write(b"7\r\nsecond\n\r\n0\r\n\r\n")
             await writer.drain()
             return True

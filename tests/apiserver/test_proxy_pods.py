@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Sequence
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,6 +119,44 @@ async def test_a_slow_response_streams_each_chunk_as_the_pod_writes_it(setup: Se
         assert await asyncio.wait_for(anext(chunks), 5) == b"first\n"
         setup.backend.release.set()
         assert b"".join([chunk async for chunk in chunks]) == b"second\n"
+
+
+async def test_a_client_that_goes_away_stops_the_relay_to_the_pod(setup: Setup) -> None:
+    async with setup.api.stream("GET", f"{setup.base}/stream") as response:
+        assert await asyncio.wait_for(anext(response.aiter_raw()), 5) == b"first\n"
+    await asyncio.wait_for(setup.backend.hung_up.wait(), 5)
+
+
+async def test_a_client_that_goes_away_mid_body_is_one_log_line(
+    setup: Setup, caplog: pytest.LogCaptureFixture
+) -> None:
+    host, port = setup.api.base_url.host, setup.api.base_url.port
+    assert port is not None
+    caplog.set_level(logging.INFO, logger="apiserver")
+    _reader, writer = await asyncio.open_connection(host, port)
+    writer.write(
+        f"POST {setup.base}/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial".encode()
+    )
+    await writer.drain()
+    await asyncio.wait_for(_until_backend_connected(setup.backend), 5)
+    writer.close()
+    await writer.wait_closed()
+
+    def logged() -> bool:
+        return any("the client disconnected after" in r.getMessage() for r in caplog.records)
+
+    await asyncio.wait_for(_until(logged), 5)
+    assert not [r for r in caplog.records if r.exc_info]
+    assert (await setup.api.get(f"{setup.base}/echo")).status_code == 200
+
+
+async def _until_backend_connected(backend: Backend) -> None:
+    await _until(lambda: backend.connections > 0)
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    while not check():
+        await asyncio.sleep(0.01)  # the poll interval of a wait bounded by wait_for
 
 
 async def test_a_large_response_arrives_whole(setup: Setup) -> None:
