@@ -229,7 +229,7 @@ def _outgoing_headers(request: Request, *, forwarded_uri: str) -> list[tuple[byt
         forwarded.append(request.client.host)
     if forwarded:
         headers.append((b"X-Forwarded-For", ", ".join(forwarded).encode("latin-1")))
-    headers.append((b"X-Forwarded-Uri", quote(forwarded_uri, safe=PATH_SAFE).encode("latin-1")))
+    headers.append((b"X-Forwarded-Uri", forwarded_uri.encode()))  # decoded, as Go sets it
     return headers
 
 

@@ -20,14 +20,14 @@ not allowed``), which excludes loopback. Here every pod, node and Service addres
 (the address plan of ``minikube-py up``), so loopback targets are the *only* ones allowed:
 the apiserver never dials out of the machine for a cluster object, whatever a user wrote into
 a pod's status or a selector-less Endpoints. A pod or node whose address is not loopback is
-400 ``address not allowed`` (upstream's answer for a non-unicast one); a Service endpoint that
+400 ``address not allowed`` (upstream's answer for a non-unicast one; a node's host name is
+not resolved but refused the same way); a Service endpoint that
 is not loopback is skipped like one that is no pod's (logged), so a Service with only such
 endpoints answers ``no endpoints available``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import ipaddress
 import logging
@@ -199,26 +199,17 @@ async def _invalid_address(pods: GenericStore, namespace: str, address: dict[str
 async def node_location(nodes: NodeConnection, segment: str) -> ProxyTarget:
     scheme, name, port = _split("node", segment)
     location = await nodes.locate(name)
-    await _check_node_host(location.host)
+    _check_node_host(location.host)
     if not port or port == str(location.port):
         return ProxyTarget("https", location.host, str(location.port), nodes.ssl_context())
     return ProxyTarget(scheme, location.host, port)
 
 
-async def _check_node_host(host: str) -> None:
-    """Upstream's ``isProxyableHostname``: every address the name resolves to is allowed."""
-    try:
-        ipaddress.ip_address(host)
-        resolved = [host]
-    except ValueError:
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-        except OSError as err:
-            raise errors.bad_request(f"lookup {host}: {err}") from None
-        resolved = [str(info[4][0]) for info in infos]
-    if not resolved:
-        raise errors.bad_request("no addresses for hostname")
-    if not all(is_allowed(ip) for ip in resolved):
+def _check_node_host(host: str) -> None:
+    """Upstream's ``isProxyableHostname`` (every address of the host allowed), without name
+    resolution: a host that is no IP address is refused, so no DNS query leaves the machine
+    for a name a Node object carries."""
+    if not is_allowed(host):
         raise errors.bad_request("address not allowed")
 
 

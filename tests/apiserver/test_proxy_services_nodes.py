@@ -148,14 +148,16 @@ async def test_node_proxy_refusals(setup: Setup) -> None:
     refused(await setup.api.get("/api/v1/nodes/nope/proxy/"), 404, "NotFound", 'nodes "nope" not found')
     await _node(setup.api, "far", "192.0.2.1", setup.kubelet.port)
     refused(await setup.api.get("/api/v1/nodes/far/proxy/"), 400, "BadRequest", "address not allowed")
+    await _node(setup.api, "named", "localhost", setup.kubelet.port, "Hostname")  # never resolved
+    refused(await setup.api.get("/api/v1/nodes/named/proxy/"), 400, "BadRequest", "address not allowed")
     await _node(setup.api, "down", "127.0.0.1", 9)
     message = "error trying to reach service: dial tcp 127.0.0.1:9: connect: connection refused"
     refused(await setup.api.get("/api/v1/nodes/down/proxy/"), 503, "ServiceUnavailable", message)
 
 
-async def _node(api: httpx.AsyncClient, name: str, ip: str, port: int) -> None:
+async def _node(api: httpx.AsyncClient, name: str, ip: str, port: int, kind: str = "InternalIP") -> None:
     status = {
-        "addresses": [{"type": "InternalIP", "address": ip}],
+        "addresses": [{"type": kind, "address": ip}],
         "daemonEndpoints": {"kubeletEndpoint": {"Port": port}},
     }
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "status": status}
