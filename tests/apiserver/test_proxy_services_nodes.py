@@ -123,6 +123,16 @@ async def test_a_refusing_endpoint_is_upstreams_503(setup: Setup) -> None:
     refused(await setup.api.get(f"{NS}/services/down:80/proxy/"), 503, "ServiceUnavailable", message)
 
 
+async def test_the_https_scheme_speaks_tls_unverified_and_presents_no_certificate(setup: Setup) -> None:
+    """As upstream's proxy transport: pods are dialled by IP, so TLS is not verified, and the
+    apiserver's node agent client certificate is for node agents only."""
+    setup.kubelet.reply = Reply(chunks=[b"tls ok"], content_type="text/plain")
+    response = await setup.api.get(f"{NS}/pods/https:web-1:{setup.kubelet.port}/proxy/secure?x=1")
+    assert (response.status_code, response.text) == (200, "tls ok")
+    [seen] = setup.kubelet.seen
+    assert (seen.path, seen.query, seen.client) == ("/secure", "x=1", {})
+
+
 # nodes/proxy
 
 
