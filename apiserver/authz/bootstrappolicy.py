@@ -327,6 +327,15 @@ def cluster_roles() -> list[Object]:
                 rule(("list", "watch"), "discovery.k8s.io", ("endpointslices",)),
             ],
         ),
+        # full access to the node agents' API through nodes/proxy and the rest (upstream's role)
+        _role(
+            "system:kubelet-api-admin",
+            [
+                rule(("get", "list", "watch"), "", ("nodes",)),
+                rule("proxy", "", ("nodes",)),
+                rule("*", "", ("nodes/proxy", "nodes/metrics", "nodes/stats", "nodes/log")),
+            ],
+        ),
         _role("system:kube-scheduler", SCHEDULER_RULES),
         _role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
         # ours: the service proxy writes LoadBalancer ingress (upstream: the cloud controller)

@@ -45,9 +45,13 @@ from apiserver.endpoints.openapi_parameters import (
     PRETTY,
     WRITE_PARAMETERS,
     path_parameter,
+    query,
 )
 from minikube_py.api.models.openapi import ref
 from minikube_py.api.scheme import ResourceType, Subresource
+
+# the methods the proxy subresources connect, in upstream's order
+PROXY_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 
 PathItem = dict[str, Any]
 
@@ -219,6 +223,9 @@ class PathBuilder:
             gvk = (rt.group if sub.group is None else sub.group, sub.version or rt.version, sub.kind)
         else:
             gvk = kind.gvk
+        if sub.name == "proxy":
+            self._proxy(kind, gvk)
+            return
         schema = self._typed(*gvk)
         item = PathItem()
         streaming = sub.name == "log" or sub.name in CONNECT_PARAMETERS
@@ -282,3 +289,31 @@ class PathBuilder:
             item,
             [name, *kind.scope_parameters, *([] if streaming else [PRETTY])],
         )
+
+    def _proxy(self, kind: Kind, gvk: tuple[str, str, str]) -> None:
+        """``proxy``: every proxied method connects, at ``.../proxy`` and ``.../proxy/{path}``."""
+        rt, ids, middle = kind.rt, kind.names, kind.middle
+        text = responses({"type": "string"}, "200", media_types=("*/*",))
+        described = rt.kind.lower()
+        option = query(
+            "path", "string", f"Path is the URL path to use for the current proxy request to {described}."
+        )
+        name = path_parameter("name", f"name of the {gvk[2]}")
+        for suffix, path, extra in (
+            ("Proxy", f"{kind.item_path}/proxy", []),
+            (
+                "ProxyWithPath",
+                f"{kind.item_path}/proxy/{{path}}",
+                [path_parameter("path", "path to the resource")],
+            ),
+        ):
+            item = PathItem()
+            for method in PROXY_METHODS:
+                item[method] = kind.operation(
+                    ids.operation_id("connect", upper_first(method) + middle, suffix),
+                    "connect",
+                    f"connect {method.upper()} requests to proxy of {rt.kind}",
+                    text,
+                    gvk=gvk,
+                )
+            self._put(path, item, [name, *kind.scope_parameters, *extra, option])

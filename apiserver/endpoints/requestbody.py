@@ -8,6 +8,8 @@ same 413 upstream gives after reading the limit). The 413 goes out while the bod
 arriving, so the server closes the connection after it (``minikube_py.httphead``) instead of
 reading the rest.
 
+``unbounded_body`` streams a body without the limit, for the proxy subresources alone.
+
 A client that goes away mid-body gets (nobody) upstream's answer to a body read error, a 500
 ``unexpected EOF``; the server logs one line, not a traceback.
 """
@@ -15,6 +17,7 @@ A client that goes away mid-body gets (nobody) upstream's answer to a body read 
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 
 from starlette.requests import ClientDisconnect, Request
 
@@ -50,3 +53,19 @@ async def read_body(request: Request, limit: int = MAX_REQUEST_BODY_BYTES) -> by
         log.info("%s %s: the client disconnected after %d bytes of the body", request.method, path, size)
         raise errors.ApiError(500, "", "unexpected EOF") from None
     return b"".join(chunks)
+
+
+async def unbounded_body(request: Request) -> AsyncIterator[bytes]:
+    """The body chunk by chunk as it arrives, with no limit: only for the proxy subresources,
+    whose bodies upstream passes on without reading them (nothing decodes them). A client that
+    goes away mid-body is the same 500 ``unexpected EOF`` as in ``read_body``, one log line."""
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if chunk:
+                yield chunk
+    except ClientDisconnect:
+        path = request.url.path
+        log.info("%s %s: the client disconnected after %d bytes of the body", request.method, path, size)
+        raise errors.ApiError(500, "", "unexpected EOF") from None

@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 from apiserver.admission import warnings as admission_warnings
 from apiserver.authn.config import SETUP_KEY, AuthenticationSetup
 from apiserver.endpoints import body as bodies
-from apiserver.endpoints import metrics, podconnect, subresources, tokenrequest
+from apiserver.endpoints import metrics, podconnect, proxy, subresources, tokenrequest
 from apiserver.endpoints.encoding import ENCODED, JSONResponse, list_body, with_type
 from apiserver.endpoints.ephemeralcontainers import ephemeral_containers
 from apiserver.endpoints.fieldvalidation import FieldValidation
@@ -57,6 +57,7 @@ ACTIONS: dict[str, subresources.Handler] = {
     "exec": podconnect.exec_,
     "attach": podconnect.attach,
     "portforward": podconnect.portforward,
+    "proxy": proxy.proxy,
     "finalize": finalize,
     "token": tokenrequest.token_request,
     "ephemeralcontainers": ephemeral_containers,
@@ -96,6 +97,7 @@ class ResourceEndpoints:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[SCOPE_KEY] = self.nodes
+        scope[proxy.CATALOG_KEY] = self.catalog
         scope[SETUP_KEY] = self.authentication
         request = Request(scope, receive)
         info = current_request_info.get() or request_info(

@@ -71,6 +71,8 @@ class ResourceType:
 
 NO_COLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
 STATUS = Subresource("status", "", ("get", "patch", "update"))
+# the connect subresources that proxy every method (pods/proxy...), as discovery lists them
+PROXY_VERBS = ("create", "delete", "get", "patch", "update")
 SCALE = Subresource("scale", "Scale", ("get", "patch", "update"), "autoscaling", "v1")
 ALL_CATEGORY = ("all",)
 CREATE_ONLY = ("create",)  # reviews: answered, stored nowhere

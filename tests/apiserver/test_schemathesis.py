@@ -9,7 +9,9 @@ no shrinking), about a minute on an idle 2-core machine. A few objects named ``f
 ``default`` beforehand so that item operations reach the handlers and not only 404s; namespaced
 operations run in ``default``. 4xx answers are expected (generated bodies are often invalid)
 and only counted. The connecting subresources (exec, attach, portforward) are left out: they
-need an upgrade to SPDY or WebSocket that a plain request cannot make. Watches are read only up
+need an upgrade to SPDY or WebSocket that a plain request cannot make; so are the proxy
+subresources, whose answers are the backend's (or upstream's 503 when there is none: ``no
+endpoints available for service "fuzz"``), tested in ``test_proxy_*.py``. Watches are read only up
 to their status line and headers (a watch streams until its timeout).
 """
 
@@ -37,7 +39,7 @@ pytestmark = pytest.mark.e2e
 # per operation; SCHEMATHESIS_EXAMPLES=50 for a deeper hunt by hand (the seed stays fixed)
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "5"))
 NAME = "fuzz"
-CONNECT = ("/exec", "/attach", "/portforward")
+CONNECT = ("/exec", "/attach", "/portforward", "/proxy", "/proxy/{path}")
 CONTAINERS: Object = {"containers": [{"name": "c", "image": "busybox"}]}
 TEMPLATE: Object = {"metadata": {"labels": {"app": NAME}}, "spec": CONTAINERS}
 WORKLOAD: Object = {"selector": {"matchLabels": {"app": NAME}}, "template": TEMPLATE}

@@ -8,7 +8,7 @@ from minikube_py.api.models.base import Int32, Int64, K8sModel, ResourceList, Ti
 from minikube_py.api.models.core_scheduling import TaintEffect
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
-from minikube_py.api.scheme import STATUS, Served
+from minikube_py.api.scheme import PROXY_VERBS, STATUS, Served, Subresource
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -258,7 +258,16 @@ class NodeStatus(K8sModel):
 class Node(TypeMeta):
     """A worker node. Each node has a unique identifier in the cache (etcd)."""
 
-    kinds = (Served("", "v1", "nodes", False, ("no",), subresources=(STATUS,)),)
+    kinds = (
+        Served(
+            "",
+            "v1",
+            "nodes",
+            False,
+            ("no",),
+            subresources=(STATUS, Subresource("proxy", "NodeProxyOptions", PROXY_VERBS)),
+        ),
+    )
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""

@@ -23,7 +23,7 @@ from minikube_py.api.models.core_security import PodSecurityContext
 from minikube_py.api.models.core_volume import Volume
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
-from minikube_py.api.scheme import ALL_CATEGORY, STATUS, Kind, Served, Subresource
+from minikube_py.api.scheme import ALL_CATEGORY, PROXY_VERBS, STATUS, Kind, Served, Subresource
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 POD_SUBRESOURCES = (
@@ -34,6 +34,7 @@ POD_SUBRESOURCES = (
     Subresource("exec", "PodExecOptions", ("create", "get")),
     Subresource("attach", "PodAttachOptions", ("create", "get")),
     Subresource("portforward", "PodPortForwardOptions", ("create", "get")),
+    Subresource("proxy", "PodProxyOptions", PROXY_VERBS),
     Subresource("ephemeralcontainers", "Pod", ("get", "patch", "update")),
 )
 

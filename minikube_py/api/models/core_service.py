@@ -9,7 +9,7 @@ from minikube_py.api.models.core_container import Protocol
 from minikube_py.api.models.core_refs import ObjectReference
 from minikube_py.api.models.meta import Condition, ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
-from minikube_py.api.scheme import ALL_CATEGORY, STATUS, Served
+from minikube_py.api.scheme import ALL_CATEGORY, PROXY_VERBS, STATUS, Served, Subresource
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -144,7 +144,17 @@ class Service(TypeMeta):
     """A named abstraction of software service: a local port (such as 3306) a proxy listens on,
     and the selector of the pods that answer requests sent through it."""
 
-    kinds = (Served("", "v1", "services", True, ("svc",), ALL_CATEGORY, subresources=(STATUS,)),)
+    kinds = (
+        Served(
+            "",
+            "v1",
+            "services",
+            True,
+            ("svc",),
+            ALL_CATEGORY,
+            subresources=(STATUS, Subresource("proxy", "ServiceProxyOptions", PROXY_VERBS)),
+        ),
+    )
 
     metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
