@@ -11,6 +11,8 @@ from minikube_py.pki import ClusterPKI, ensure_client_certificate
 
 CONTROLLER_MANAGER = ("controller-manager", "system:kube-controller-manager", ())
 SCHEDULER = ("scheduler", "system:kube-scheduler", ())
+# the cluster DNS server (``minikube-py dns``), bound to kubeadm's ``system:coredns`` role
+KUBE_DNS = ("kube-dns", "system:kube-dns", ())
 NODE_GROUP = "system:nodes"
 NODE_USER_PREFIX = "system:node:"
 
@@ -52,3 +54,9 @@ def ensure_fake_nodes_identity(data_dir: Path, pki: ClusterPKI, server: str) -> 
     node): like kwok's controller it is an administrator (``system:masters``). Simulated nodes
     are for demos and scale tests, not a security boundary."""
     return ensure_identity(data_dir, pki, "fake-nodes", FAKE_NODES_USER, ("system:masters",), server)
+
+
+def ensure_dns_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
+    """The cluster DNS server's kubeconfig (``system:kube-dns``; see ``KUBE_DNS``)."""
+    name, user, groups = KUBE_DNS
+    return ensure_identity(data_dir, pki, name, user, groups, server)

@@ -64,6 +64,13 @@ def _node_agent(parser: argparse.ArgumentParser) -> None:
     _facade(app, parser)
 
 
+def _dns(parser: argparse.ArgumentParser) -> None:
+    import nodeagent.app as app
+
+    app.add_dns_flags(parser)
+    parser.set_defaults(run=app.run_dns_command, config_errors=app.CONFIG_ERRORS)
+
+
 def _kubeconfig(parser: argparse.ArgumentParser) -> None:
     from minikube_py.cli import kubeconfig_cmd
 
@@ -107,6 +114,14 @@ COMMANDS = (
         "run one node agent (a miniature kubelet)",
         "Register a node and run the pods bound to it on a process or simulated runtime.",
         _node_agent,
+    ),
+    Command(
+        "dns",
+        "run the cluster DNS server (the kube-dns/CoreDNS contract)",
+        "Serve <svc>.<ns>.svc.cluster.local and the rest of the Kubernetes DNS specification from "
+        "Services and EndpointSlices, forward other names upstream, and keep the kube-system/kube-dns "
+        "Service and Endpoints pointing at it.",
+        _dns,
     ),
     Command(
         "kubeconfig",

@@ -42,6 +42,10 @@ logger = logging.getLogger("kubeconfig")
 
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
 MAX_PROCESS_NODES = 254
+# cluster DNS: the kube-dns Service's ClusterIP (the service range's tenth address, kubeadm's)
+# that pods get as their nameserver, and the cluster domain
+CLUSTER_DNS_IP = "127.96.0.10"
+CLUSTER_DOMAIN = "cluster.local"
 
 # errors of bad input, reported as one line (exit 2) without a traceback (the node agents'
 # are the shared library's: kubeconfig and PKI errors, which main reports for every command)
@@ -112,8 +116,17 @@ async def run_components(
     await run_together(
         controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
         scheduler.app.run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), components.scheduling),
+        await cluster_dns(data_dir, pki, server),
         *agents,
     )
+
+
+async def cluster_dns(data_dir: Path, pki: ClusterPKI, server: str) -> Coroutine[Any, Any, None]:
+    """The cluster DNS server (``nodeagent.app.cluster_dns``), imported in a thread as the agents."""
+    await asyncio.to_thread(_import_node_agent)
+    import nodeagent.app  # imported by now
+
+    return nodeagent.app.cluster_dns(data_dir, pki, server, CLUSTER_DOMAIN)
 
 
 async def node_agents(
@@ -127,7 +140,9 @@ async def node_agents(
     import nodeagent.app  # imported by now
 
     ca = load_certificate_authority(pki.ca)
-    return nodeagent.app.cluster_agents(data_dir, pki, ca, server, components.nodes, components.fake_nodes)
+    return nodeagent.app.cluster_agents(
+        data_dir, pki, ca, server, components.nodes, components.fake_nodes, cluster_dns=(CLUSTER_DNS_IP,)
+    )
 
 
 def _import_node_agent() -> None:
