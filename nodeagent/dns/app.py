@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import logging
 import socket
+from collections.abc import Callable
 
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client import RESTClient
@@ -40,8 +41,14 @@ def forwarder_for(options: DNSOptions) -> Forwarder | None:
     return Forwarder(upstreams) if upstreams else None
 
 
-async def run_dns(config: ClientConfig, options: DNSOptions, clock: Clock | None = None) -> None:
-    """Serve cluster DNS until cancelled. Raises ``DNSConfigError`` when it cannot listen."""
+async def run_dns(
+    config: ClientConfig,
+    options: DNSOptions,
+    clock: Clock | None = None,
+    on_listening: Callable[[Listening], None] | None = None,
+) -> None:
+    """Serve cluster DNS until cancelled. Raises ``DNSConfigError`` when it cannot listen;
+    ``on_listening`` is told where it listens (tests and benchmarks use free ports)."""
     clock = clock or RealClock()
     records = ClusterRecords(options.domain)
     forwarder = forwarder_for(options)
@@ -60,7 +67,10 @@ async def run_dns(config: ClientConfig, options: DNSOptions, clock: Clock | None
         raise DNSConfigError(f"cannot serve DNS on {options.host}:{options.port}: {err}") from None
     client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT), clock=clock)
     try:
-        await _serve(client, records, server, http, options, forwarder, clock)
+        where = Listening(options.host, server.port, http.getsockname()[1])
+        if on_listening is not None:
+            on_listening(where)
+        await _serve(client, records, server, http, where, options, forwarder, clock)
     finally:
         await server.close()
         await client.close()
@@ -71,6 +81,7 @@ async def _serve(
     records: ClusterRecords,
     server: DNSServer,
     http: socket.socket,
+    where: Listening,
     options: DNSOptions,
     forwarder: Forwarder | None,
     clock: Clock,
@@ -79,15 +90,12 @@ async def _serve(
     services = factory.informer(SERVICES)
     slices = factory.informer(ENDPOINTSLICES)
     registry = DNSRegistry(f"dns://{options.host}:{server.port}", server.metrics, server.handler, forwarder)
-    metrics_port = http.getsockname()[1]
-    log.info("dns: /metrics, /health and /ready on http://%s:%d", options.host, metrics_port)
+    log.info("dns: /metrics, /health and /ready on http://%s:%d", where.host, where.metrics_port)
     async with asyncio.TaskGroup() as tasks:
         tasks.create_task(serve_http(http, registry, lambda: services.has_synced() and slices.has_synced()))
         wake = None
         if options.write_service:
-            kube_dns = KubeDNSService(
-                client, Listening(options.host, server.port, metrics_port), options.cluster_ip, clock
-            )
+            kube_dns = KubeDNSService(client, where, options.cluster_ip, clock)
             wake = kube_dns.wake.set
             tasks.create_task(kube_dns.run())
         services.add_event_handler(service_handlers(records, wake or (lambda: None)))
