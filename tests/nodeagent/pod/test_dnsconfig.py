@@ -39,19 +39,51 @@ def resolv_conf(tmp_path: Path) -> str:
 CASES = [
     # (pod spec, servers, searches, options)
     ({}, ("127.96.0.10",), (*CLUSTER_SEARCH, "corp.example", "lab.example"), ("ndots:5",)),
-    ({"dnsPolicy": "ClusterFirst"}, ("127.96.0.10",), (*CLUSTER_SEARCH, "corp.example", "lab.example"), ("ndots:5",)),
-    ({"dnsPolicy": "ClusterFirst", "hostNetwork": True}, ("192.0.2.53", "192.0.2.54"), ("corp.example", "lab.example"), ("rotate",)),
-    ({"dnsPolicy": "ClusterFirstWithHostNet", "hostNetwork": True}, ("127.96.0.10",), (*CLUSTER_SEARCH, "corp.example", "lab.example"), ("ndots:5",)),
+    (
+        {"dnsPolicy": "ClusterFirst"},
+        ("127.96.0.10",),
+        (*CLUSTER_SEARCH, "corp.example", "lab.example"),
+        ("ndots:5",),
+    ),
+    (
+        {"dnsPolicy": "ClusterFirst", "hostNetwork": True},
+        ("192.0.2.53", "192.0.2.54"),
+        ("corp.example", "lab.example"),
+        ("rotate",),
+    ),
+    (
+        {"dnsPolicy": "ClusterFirstWithHostNet", "hostNetwork": True},
+        ("127.96.0.10",),
+        (*CLUSTER_SEARCH, "corp.example", "lab.example"),
+        ("ndots:5",),
+    ),
     ({"dnsPolicy": "Default"}, ("192.0.2.53", "192.0.2.54"), ("corp.example", "lab.example"), ("rotate",)),
     (
-        {"dnsPolicy": "None", "dnsConfig": {"nameservers": ["127.0.0.53"], "searches": ["my.dns.search.suffix"], "options": [{"name": "ndots", "value": "2"}, {"name": "edns0"}]}},
-        ("127.0.0.53",), ("my.dns.search.suffix",), ("ndots:2", "edns0"),
+        {
+            "dnsPolicy": "None",
+            "dnsConfig": {
+                "nameservers": ["127.0.0.53"],
+                "searches": ["my.dns.search.suffix"],
+                "options": [{"name": "ndots", "value": "2"}, {"name": "edns0"}],
+            },
+        },
+        ("127.0.0.53",),
+        ("my.dns.search.suffix",),
+        ("ndots:2", "edns0"),
     ),
     (
-        {"dnsConfig": {"nameservers": ["127.96.0.10", "127.0.0.2"], "searches": ["cluster.local", "extra.example"], "options": [{"name": "ndots", "value": "1"}, {"name": "single-request"}]}},
-        ("127.96.0.10", "127.0.0.2"), (*CLUSTER_SEARCH, "corp.example", "lab.example", "extra.example"), ("ndots:1", "single-request"),
+        {
+            "dnsConfig": {
+                "nameservers": ["127.96.0.10", "127.0.0.2"],
+                "searches": ["cluster.local", "extra.example"],
+                "options": [{"name": "ndots", "value": "1"}, {"name": "single-request"}],
+            }
+        },
+        ("127.96.0.10", "127.0.0.2"),
+        (*CLUSTER_SEARCH, "corp.example", "lab.example", "extra.example"),
+        ("ndots:1", "single-request"),
     ),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("spec", "servers", "searches", "options"), CASES)

@@ -40,7 +40,9 @@ async def test_the_container_reads_its_pods_resolv_conf(runtime: ProcessRuntime)
         cid, ["sh", "-c", "cat /etc/resolv.conf; echo x >> /etc/resolv.conf"], 10
     )
     assert result.stdout.decode() == (
-        "nameserver 127.96.0.10\nsearch default.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n"
+        "nameserver 127.96.0.10\n"
+        "search default.svc.cluster.local svc.cluster.local cluster.local\n"
+        "options ndots:5\n"
     )
     assert b"Read-only file system" in result.stderr
     assert Path("/etc/resolv.conf").read_bytes() == node
