@@ -62,9 +62,13 @@ class QueryHandler:
     """Answers queries from ``records``; names it does not own go to ``forward`` (None:
     REFUSED, as a server with no plugin for the zone)."""
 
-    def __init__(self, records: ClusterRecords, forward: Forward | None = None) -> None:
+    def __init__(
+        self, records: ClusterRecords, forward: Forward | None = None, cache_entries: int = CACHE_ENTRIES
+    ) -> None:
+        """``cache_entries`` 0 turns the answer cache off (the benchmark's cold path)."""
         self.records = records
         self.forward = forward
+        self.cache_entries = cache_entries
         self._cache: dict[tuple[bool, bytes], Reply] = {}
         self._generation = -1
         self._serial = int(time.time())
@@ -129,7 +133,9 @@ class QueryHandler:
         if generation != self._generation:
             self._cache.clear()
             self._generation = generation
-        if len(self._cache) >= CACHE_ENTRIES:
+        if not self.cache_entries:
+            return
+        if len(self._cache) >= self.cache_entries:
             self._cache.clear()
         self._cache[(tcp, data[2:])] = Reply(reply.wire[2:], reply.qtype, reply.rcode)
 

@@ -149,4 +149,6 @@ def _reverse(zone: Zone, qname: dns.name.Name, rdtype: dns.rdatatype.RdataType) 
 
 
 def _lower(name: dns.name.Name) -> dns.name.Name:
+    if all(label == label.lower() for label in name.labels):
+        return name  # already lowercase (most questions): no new Name
     return dns.name.Name(label.lower() for label in name.labels)
