@@ -11,6 +11,10 @@ behaviour:
 - reverse names (``in-addr.arpa``, ``ip6.arpa``): the PTR of a ClusterIP or endpoint address,
   else the upstream's (CoreDNS ``fallthrough in-addr.arpa ip6.arpa``), except loopback's
   ``127.in-addr.arpa``, answered here (NXDOMAIN) and never sent off the machine;
+- ``localhost`` (RFC 6761): 127.0.0.1 and ::1, answered here;
+- a single-label name (``web.``, what the search path tries last): NXDOMAIN here, not
+  forwarded (a deviation: CoreDNS forwards it; no public name has one label, and a typo of a
+  Service name would otherwise be sent off the machine);
 - every other name: the upstream resolver's (``forward . /etc/resolv.conf``).
 """
 
@@ -31,6 +35,7 @@ from nodeagent.dns.records import TTL, Zone
 REVERSE_V4 = dns.name.from_text("in-addr.arpa")
 REVERSE_V6 = dns.name.from_text("ip6.arpa")
 LOOPBACK_REVERSE = dns.name.from_text("127.in-addr.arpa")
+LOCALHOST = dns.name.from_text("localhost")
 SOA_TIMERS = "7200 1800 86400 5"  # refresh retry expire minimum, as CoreDNS
 
 
@@ -55,7 +60,20 @@ def lookup(zone: Zone, qname: dns.name.Name, rdtype: dns.rdatatype.RdataType, se
         return _in_zone(zone, qname, rdtype, serial)
     if qname.is_subdomain(REVERSE_V4) or qname.is_subdomain(REVERSE_V6):
         return _reverse(zone, qname, rdtype)
+    if qname == LOCALHOST:
+        return _localhost(rdtype)
+    if len(qname.labels) <= 2:  # one label and the root: no public name, never forwarded
+        return Result(dns.rcode.NXDOMAIN, authoritative=False)
     return Result(forward=True, authoritative=False)
+
+
+def _localhost(rdtype: dns.rdatatype.RdataType) -> Result:
+    addresses = {dns.rdatatype.A: "127.0.0.1", dns.rdatatype.AAAA: "::1"}
+    if rdtype not in addresses:
+        return Result()
+    rrset = dns.rrset.RRset(LOCALHOST, dns.rdataclass.IN, rdtype)
+    rrset.add(dns.rdata.from_text(dns.rdataclass.IN, rdtype, addresses[rdtype]), TTL)
+    return Result(answer=[rrset])
 
 
 def soa(zone: Zone, serial: int) -> dns.rrset.RRset:

@@ -98,6 +98,9 @@ CASES = [
     ("20.0.96.127.in-addr.arpa", "PTR", NOERROR, [f"20.0.96.127.in-addr.arpa. PTR web.default.{ZONE}"]),
     ("2.0.1.127.in-addr.arpa", "PTR", NOERROR, [f"2.0.1.127.in-addr.arpa. PTR db-0.db.default.{ZONE}"]),
     ("99.0.1.127.in-addr.arpa", "PTR", NXDOMAIN, []),  # loopback's reverse zone never leaves the host
+    ("web", "A", NXDOMAIN, []),  # the search path's last try: one label, never forwarded
+    ("localhost", "A", NOERROR, ["localhost. A 127.0.0.1"]),
+    ("localhost", "AAAA", NOERROR, ["localhost. AAAA ::1"]),
 ]
 
 
