@@ -22,17 +22,23 @@ TIMEOUT = 2.0
 Upstream = tuple[str, int]
 
 
-def parse_upstream(text: str) -> Upstream:
-    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT``; ValueError when it is neither."""
-    host, port = text, 53
+def parse_host_port(text: str, default_port: int) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT``, ``V6`` or ``[V6]:PORT``; ValueError when it is neither."""
+    host, port_text = text, str(default_port)
     if text.startswith("["):
         host, _, rest = text[1:].partition("]")
-        port = int(rest[1:]) if rest.startswith(":") else 53
+        port_text = rest[1:] if rest.startswith(":") else port_text
     elif text.count(":") == 1:
         host, _, port_text = text.partition(":")
-        port = int(port_text)
-    if not host or not 0 < port < 65536:
-        raise ValueError(f"invalid upstream {text!r} (want HOST[:PORT])")
+    if not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise ValueError(f"invalid address {text!r} (want HOST[:PORT])")
+    return host, int(port_text)
+
+
+def parse_upstream(text: str) -> Upstream:
+    host, port = parse_host_port(text, 53)
+    if port == 0:
+        raise ValueError(f"invalid upstream {text!r} (port 0)")
     return host, port
 
 

@@ -127,6 +127,9 @@ class KubeDNSService:
         except ApiError as err:
             self._report(f"cannot write {NAMESPACE}/{NAME}: {err}")
             return False
+        except (KeyError, TypeError, ValueError) as err:  # a kubernetes Service without a ClusterIP
+            self._report(f"cannot derive the {NAMESPACE}/{NAME} ClusterIP: {err!r}")
+            return False
         return service_ok
 
     async def _derived_ip(self) -> str:

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from nodeagent.dns.forward import Upstream, parse_upstream
+from nodeagent.dns.forward import Upstream, parse_host_port, parse_upstream
 
 DEFAULT_DOMAIN = "cluster.local"
 DEFAULT_RESOLV_CONF = Path("/etc/resolv.conf")
@@ -48,6 +48,7 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--upstream",
         action="append",
+        type=_upstream,
         default=None,
         metavar="HOST[:PORT]",
         help="where names outside the cluster go (repeatable; 'none': refused); default: the "
@@ -65,19 +66,24 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
 def dns_options(args: argparse.Namespace) -> DNSOptions:
     host, port = args.listen
     upstreams: tuple[Upstream, ...] | None = None
-    if args.upstream is not None:
-        texts = [t for t in args.upstream if t != "none"]
-        try:
-            upstreams = tuple(parse_upstream(t) for t in texts)
-        except ValueError as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
+    if args.upstream is not None:  # "none" (None here) alone: no upstream at all
+        upstreams = tuple(u for u in args.upstream if u is not None)
     return DNSOptions(
         host, port, args.cluster_domain, args.cluster_ip, upstreams, args.resolv_conf, args.metrics_port
     )
 
 
+def _upstream(text: str) -> Upstream | None:
+    if text == "none":
+        return None
+    try:
+        return parse_upstream(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _listen(text: str) -> tuple[str, int]:
     try:
-        return parse_upstream(text) if ":" in text else (text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid address {text!r} (want HOST:PORT)") from None
+        return parse_host_port(text, 0)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None

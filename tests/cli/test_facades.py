@@ -54,6 +54,7 @@ def test_the_command_lines_own_help_imports_no_component(argv: list[str]) -> Non
         ("controller-manager", "controllers"),
         ("scheduler", "scheduler"),
         ("node-agent", "nodeagent"),
+        ("dns", "nodeagent"),
     ],
 )
 @pytest.mark.e2e  # starts python processes
@@ -89,8 +90,10 @@ FLAGS = {
     "--kube-api-qps --kubeconfig --leader-elect --node-monitor-grace-period --node-monitor-period "
     "--root-ca-file --secure-port --use-service-account-credentials",
     "scheduler": "--config --kube-api-burst --kube-api-qps --kubeconfig --leader-elect --secure-port",
-    "node-agent": "--address --client-ca-file --data-dir --eviction-hard --kubeconfig --node-name --port "
-    "--runtime --tls-cert-file --tls-private-key-file --volume-refresh-delay",
+    "node-agent": "--address --client-ca-file --cluster-dns --cluster-domain --data-dir --eviction-hard "
+    "--kubeconfig --node-name --port --resolv-conf --runtime --tls-cert-file --tls-private-key-file "
+    "--volume-refresh-delay",
+    "dns": "--cluster-domain --cluster-ip --kubeconfig --listen --metrics-port --resolv-conf --upstream",
     "kubeconfig": "--data-dir --group --out --user",
 }
 
