@@ -19,7 +19,9 @@ pytestmark = pytest.mark.e2e  # starts minikube-py processes
 def kubeconfig(tmp_path: Path) -> Path:
     pki = ensure_cluster_pki(tmp_path / "pki")
     path = tmp_path / "dns.kubeconfig"
-    write_client_kubeconfig(path, server="https://127.0.0.1:1", ca_cert=pki.ca.cert, client=pki.admin, user="x")
+    write_client_kubeconfig(
+        path, server="https://127.0.0.1:1", ca_cert=pki.ca.cert, client=pki.admin, user="x"
+    )
     return path
 
 
