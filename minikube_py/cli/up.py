@@ -116,17 +116,21 @@ async def run_components(
     await run_together(
         controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
         scheduler.app.run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), components.scheduling),
-        await cluster_dns(data_dir, pki, server),
         *agents,
+        *cluster_dns(data_dir, pki, server, components),
     )
 
 
-async def cluster_dns(data_dir: Path, pki: ClusterPKI, server: str) -> Coroutine[Any, Any, None]:
-    """The cluster DNS server (``nodeagent.app.cluster_dns``), imported in a thread as the agents."""
-    await asyncio.to_thread(_import_node_agent)
-    import nodeagent.app  # imported by now
+def cluster_dns(
+    data_dir: Path, pki: ClusterPKI, server: str, components: Components
+) -> list[Coroutine[Any, Any, None]]:
+    """The cluster DNS server (``nodeagent.app.cluster_dns``) when node agents run (imported by
+    ``node_agents``): the control plane alone (``--nodes 0``) imports no node code, as before."""
+    if not (components.nodes or components.fake_nodes):
+        return []
+    import nodeagent.app  # imported by node_agents, in a thread
 
-    return nodeagent.app.cluster_dns(data_dir, pki, server, CLUSTER_DOMAIN)
+    return [nodeagent.app.cluster_dns(data_dir, pki, server, CLUSTER_DOMAIN)]
 
 
 async def node_agents(
