@@ -11,6 +11,8 @@ from minikube_py.pki import ClusterPKI, ensure_client_certificate
 
 CONTROLLER_MANAGER = ("controller-manager", "system:kube-controller-manager", ())
 SCHEDULER = ("scheduler", "system:kube-scheduler", ())
+# the cluster DNS server (``minikube-py dns``), bound to kubeadm's ``system:coredns`` role
+KUBE_DNS = ("kube-dns", "system:kube-dns", ())
 NODE_GROUP = "system:nodes"
 NODE_USER_PREFIX = "system:node:"
 
@@ -60,4 +62,10 @@ KUBE_PROXY = ("kube-proxy", "system:kube-proxy", ())
 def ensure_proxy_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
     """The service proxy's ``system:kube-proxy`` (bound to ``system:node-proxier``)."""
     name, user, groups = KUBE_PROXY
+    return ensure_identity(data_dir, pki, name, user, groups, server)
+
+
+def ensure_dns_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
+    """The cluster DNS server's kubeconfig (``system:kube-dns``; see ``KUBE_DNS``)."""
+    name, user, groups = KUBE_DNS
     return ensure_identity(data_dir, pki, name, user, groups, server)

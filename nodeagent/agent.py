@@ -34,6 +34,7 @@ from nodeagent.node.server import AgentServer, agent_app
 from nodeagent.node.streams.target import STATUS_KEYS, stream_lookup
 from nodeagent.node.tls import ensure_serving_certificate
 from nodeagent.pod.containerconfig import ContainerEnvironment
+from nodeagent.pod.dnsconfig import DNSConfigurer
 from nodeagent.pod.mirror import CONFIG_HASH, CONFIG_MIRROR
 from nodeagent.pod.podmanager import PodManager
 from nodeagent.pod.staticpods import StaticPods
@@ -79,6 +80,10 @@ class AgentOptions:
     eviction_hard: str = DEFAULT_EVICTION_HARD  # the eviction manager's hard thresholds
     # seconds from a change of a mounted ConfigMap or Secret to the refresh of its pods' files
     volume_refresh_delay: float = DEFAULT_REFRESH_DELAY
+    # the pods' resolver (kubelet --cluster-dns, --cluster-domain, --resolv-conf): see pod/dnsconfig.py
+    cluster_dns: tuple[str, ...] = ()
+    cluster_domain: str = "cluster.local"
+    resolv_conf: str = "/etc/resolv.conf"
 
     @property
     def address(self) -> str:
@@ -131,7 +136,8 @@ async def run_node_agent(
         heartbeats = NodeHeartbeats(clock=clock)
         recorder = EventRecorder(client, "kubelet", clock=clock, host=options.node_name)
         sources = SourceWatches(client, clock=clock, refresh_delay=options.volume_refresh_delay)
-        manager = pod_manager(client, node, root, runtime, recorder, clock, services, sources)
+        dns = DNSConfigurer(options.cluster_dns, options.cluster_domain, options.resolv_conf, recorder)
+        manager = pod_manager(client, node, root, runtime, recorder, clock, services, sources, dns)
         housekeeping = node_housekeeping(node, manager, recorder, clock, root, options.eviction_hard)
         summaries[node.name] = housekeeping.summaries
         heartbeats.add(client, node, signals=housekeeping.eviction.signals)
@@ -161,6 +167,7 @@ def pod_manager(
     clock: Clock,
     services: SharedInformer,
     sources: SourceWatches | None = None,
+    dns: DNSConfigurer | None = None,
 ) -> PodManager:
     """A node's pod manager, its volumes under ``root``; with ``sources``, the ConfigMaps and
     Secrets its volumes show are watched and a change wakes the pods that use them."""
@@ -173,8 +180,11 @@ def pod_manager(
         node_allocatable=node.allocatable,
         services=services.indexer.list,
         simulated=runtime.name == "fake",
+        cluster_domain=dns.domain if dns is not None else "cluster.local",
     )
-    manager = PodManager(client, node.name, runtime, environment, recorder, clock, host_ip=node.address)
+    manager = PodManager(
+        client, node.name, runtime, environment, recorder, clock, host_ip=node.address, dns=dns
+    )
     if sources is not None:
         sources.notify = manager.workers.wake
     return manager

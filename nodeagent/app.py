@@ -13,9 +13,16 @@ from typing import Any
 
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.gctuning import tune_gc
-from minikube_py.identities import ensure_fake_nodes_identity, ensure_node_identity, ensure_proxy_identity
+from minikube_py.identities import (
+    ensure_dns_identity,
+    ensure_fake_nodes_identity,
+    ensure_node_identity,
+    ensure_proxy_identity,
+)
 from minikube_py.pki import CertificateAuthority, ClusterPKI
 from nodeagent.agent import AgentOptions, ServingTLS, node_root, run_node_agent
+from nodeagent.dns import options as dns_options
+from nodeagent.dns.app import DNSConfigError, run_dns
 from nodeagent.fakenodes import run_fake_nodes
 from nodeagent.options import add_flags as add_agent_flags
 from nodeagent.options import agent_options
@@ -25,17 +32,20 @@ from nodeagent.proxy.proxier import ProxyConfig
 
 __all__ = [
     "CONFIG_ERRORS",
+    "add_dns_flags",
     "add_flags",
     "add_proxy_flags",
     "cluster_agents",
+    "cluster_dns",
     "cluster_proxy",
     "run_command",
+    "run_dns_command",
     "run_proxy_command",
 ]
 
 # errors of bad input, reported as one line (exit 2) without a traceback: the shared library's
 # (kubeconfig, PKI) are the command line's own
-CONFIG_ERRORS: tuple[type[Exception], ...] = ()
+CONFIG_ERRORS: tuple[type[Exception], ...] = (DNSConfigError,)
 
 
 def add_flags(parser: argparse.ArgumentParser) -> None:
@@ -86,14 +96,19 @@ def cluster_agents(
     nodes: int,
     fake_nodes: int,
     pod_cidrs: Sequence[str],
+    *,
+    cluster_dns: tuple[str, ...] = (),
 ) -> list[Coroutine[Any, Any, None]]:
     """``up``'s agents: ``nodes`` on the process runtime, ``fake_nodes`` simulated by one; the
     nodes' pod ranges are ``pod_cidrs`` in order (process nodes first), a process node's
-    address and API at the first address of its range."""
+    address and API at the first address of its range; ``cluster_dns``: the kubelet's
+    ``--cluster-dns`` of the process nodes."""
     agents = []
     for index in range(nodes):
         name = f"node-{index + 1}"
-        options = AgentOptions(name, data_dir, "process", port=0, pod_cidr=pod_cidrs[index])
+        options = AgentOptions(
+            name, data_dir, "process", port=0, pod_cidr=pod_cidrs[index], cluster_dns=cluster_dns
+        )
         agents.append(
             run_node_agent(
                 load_kubeconfig(ensure_node_identity(data_dir, pki, name, server)),
@@ -113,3 +128,21 @@ def cluster_agents(
             )
         )
     return agents
+
+
+# -- the cluster DNS server (``minikube-py dns``; ``nodeagent/dns``) ---------------------------
+
+add_dns_flags = dns_options.add_flags
+
+
+async def run_dns_command(args: argparse.Namespace) -> None:
+    """``minikube-py dns``: the cluster DNS server until cancelled."""
+    tune_gc()
+    await run_dns(load_kubeconfig(args.kubeconfig), dns_options.dns_options(args))
+
+
+def cluster_dns(data_dir: Path, pki: ClusterPKI, server: str, domain: str) -> Coroutine[Any, Any, None]:
+    """``up``'s DNS server: its own identity (``system:kube-dns``), a free port on 127.0.0.1
+    (the kube-dns Endpoints name it) and the host's resolv.conf nameservers upstream."""
+    options = dns_options.DNSOptions(port=0, domain=domain, metrics_port=0)
+    return run_dns(load_kubeconfig(ensure_dns_identity(data_dir, pki, server)), options)

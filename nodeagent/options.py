@@ -82,6 +82,32 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         help="from a change of a mounted ConfigMap or Secret to the refresh of its pods' files "
         "(upstream: the sync period, about a minute; default %(default)s)",
     )
+    add_dns_flags(parser)
+
+
+def add_dns_flags(parser: argparse.ArgumentParser) -> None:
+    """The kubelet's flags for the pods' resolver (``pod/dnsconfig.py``)."""
+    parser.add_argument(
+        "--cluster-dns",
+        type=_addresses,
+        default=(),
+        metavar="IP[,IP...]",
+        help="the cluster DNS servers of ClusterFirst pods (default none: they fall back to Default)",
+    )
+    parser.add_argument("--cluster-domain", default="cluster.local", help="(default %(default)s)")
+    parser.add_argument(
+        "--resolv-conf",
+        default="/etc/resolv.conf",
+        metavar="FILE",
+        help="the node's resolver, the base of pods' resolv.conf (default %(default)s)",
+    )
+
+
+def _addresses(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(str(ipaddress.ip_address(part.strip())) for part in text.split(",") if part.strip())
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _pod_cidr(text: str) -> str:
@@ -125,5 +151,8 @@ def agent_options(args: argparse.Namespace) -> tuple[AgentOptions, ServingTLS]:
         node_ip=args.node_ip or "",
         eviction_hard=args.eviction_hard,
         volume_refresh_delay=max(args.volume_refresh_delay, 0.0),
+        cluster_dns=args.cluster_dns,
+        cluster_domain=args.cluster_domain,
+        resolv_conf=args.resolv_conf,
     )
     return options, tls

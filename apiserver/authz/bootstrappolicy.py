@@ -340,6 +340,30 @@ def cluster_roles() -> list[Object]:
         _role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
         # ours: the service proxy writes LoadBalancer ingress (upstream: the cloud controller)
         _role(SERVICE_LB_ROLE, [rule(("get", "patch", "update"), "", ("services/status",))]),
+        *kube_dns_roles(),
+    ]
+
+
+def kube_dns_roles() -> list[Object]:
+    """kubeadm's ``system:coredns`` (what CoreDNS reads), and what our DNS component also does
+    that upstream's addon manager does for CoreDNS: write the ``kube-dns`` Service and its
+    Endpoints (``create`` cannot be limited to a name: RBAC sees no name on a create)."""
+    return [
+        _role(
+            "system:coredns",
+            [
+                rule(("list", "watch"), "", ("endpoints", "services", "pods", "namespaces")),
+                rule(("list", "watch"), "discovery.k8s.io", ("endpointslices",)),
+            ],
+        ),
+        _role(
+            "system:minikube-py:kube-dns",
+            [
+                rule("get", "", ("services",), names=("kubernetes", "kube-dns")),
+                rule(("get", "update", "patch"), "", ("services", "endpoints"), names=("kube-dns",)),
+                rule("create", "", ("services", "endpoints")),
+            ],
+        ),
     ]
 
 
@@ -367,4 +391,6 @@ def cluster_role_bindings() -> list[Object]:
         _binding("system:kube-scheduler", [("User", "system:kube-scheduler")]),
         _binding("system:kube-controller-manager", [("User", "system:kube-controller-manager")]),
         _binding(SERVICE_LB_ROLE, [("User", "system:kube-proxy")]),
+        _binding("system:coredns", [("User", "system:kube-dns")]),
+        _binding("system:minikube-py:kube-dns", [("User", "system:kube-dns")]),
     ]

@@ -71,6 +71,13 @@ def _proxy(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=app.run_proxy_command, config_errors=app.CONFIG_ERRORS)
 
 
+def _dns(parser: argparse.ArgumentParser) -> None:
+    import nodeagent.app as app
+
+    app.add_dns_flags(parser)
+    parser.set_defaults(run=app.run_dns_command, config_errors=app.CONFIG_ERRORS)
+
+
 def _kubeconfig(parser: argparse.ArgumentParser) -> None:
     from minikube_py.cli import kubeconfig_cmd
 
@@ -121,6 +128,14 @@ COMMANDS = (
         "Serve every Service's ClusterIP, NodePorts and LoadBalancer address on loopback, "
         "forwarding to ready endpoints from EndpointSlices.",
         _proxy,
+    ),
+    Command(
+        "dns",
+        "run the cluster DNS server (the kube-dns/CoreDNS contract)",
+        "Serve <svc>.<ns>.svc.cluster.local and the rest of the Kubernetes DNS specification from "
+        "Services and EndpointSlices, forward other names upstream, and keep the kube-system/kube-dns "
+        "Service and Endpoints pointing at it.",
+        _dns,
     ),
     Command(
         "kubeconfig",

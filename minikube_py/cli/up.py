@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
 import shlex
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ from minikube_py.pki import ClusterPKI, ensure_cluster_pki, load_certificate_aut
 logger = logging.getLogger("kubeconfig")
 
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
+# the cluster domain (kubelet's --cluster-domain, the DNS server's zone)
+CLUSTER_DOMAIN = "cluster.local"
 
 
 class PodNetworkError(Exception):
@@ -77,6 +80,9 @@ class Components:
     fake_nodes: int = 0
     cluster_cidr: str = DEFAULT_CLUSTER_CIDR
     node_cidr_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE
+    # the kube-dns Service's ClusterIP, the pods' nameserver: the service range's tenth
+    # address, as kubeadm's (``up`` sets it from --service-cluster-ip-range)
+    cluster_dns_ip: str = "127.96.0.10"
 
     def pod_cidrs(self) -> list[str]:
         """The nodes' ranges in order (``node-1..N``, then ``fake-1..M``); ``PodNetworkError``
@@ -99,6 +105,12 @@ class Components:
         return [next(ranges) for _ in range(wanted)]
 
 
+def cluster_dns_ip(kubernetes_ip: str) -> str:
+    """The cluster DNS address: the ``kubernetes`` Service's (the range's first) plus nine,
+    the range's tenth address (the DNS server derives its ClusterIP the same way)."""
+    return str(ipaddress.ip_address(kubernetes_ip) + 9)
+
+
 def max_nodes(cluster_cidr: str, mask_size: int) -> int:
     """How many nodes (process or simulated) the pod network has ranges for."""
     return node_cidr_count(cluster_cidr, mask_size)
@@ -119,6 +131,7 @@ async def up(
     ``PKIError`` on bad input.
     """
     data_dir = prepare_data_dir(data_dir)
+    components = replace(components, cluster_dns_ip=cluster_dns_ip(cluster.service_network.kubernetes_ip))
     async with apiserver.app.cluster_apiserver(cluster, data_dir) as server:
         pki = ensure_cluster_pki(data_dir / "pki", service_ip=cluster.service_network.kubernetes_ip)
         kubeconfig = data_dir / ADMIN_KUBECONFIG
@@ -153,7 +166,20 @@ async def run_components(
         controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
         scheduler.app.run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), components.scheduling),
         *agents,
+        *cluster_dns(data_dir, pki, server, components),
     )
+
+
+def cluster_dns(
+    data_dir: Path, pki: ClusterPKI, server: str, components: Components
+) -> list[Coroutine[Any, Any, None]]:
+    """The cluster DNS server (``nodeagent.app.cluster_dns``) when node agents run (imported by
+    ``node_agents``): the control plane alone (``--nodes 0``) imports no node code, as before."""
+    if not (components.nodes or components.fake_nodes):
+        return []
+    import nodeagent.app  # imported by node_agents, in a thread
+
+    return [nodeagent.app.cluster_dns(data_dir, pki, server, CLUSTER_DOMAIN)]
 
 
 async def node_agents(
@@ -168,7 +194,14 @@ async def node_agents(
 
     ca = load_certificate_authority(pki.ca)
     agents = nodeagent.app.cluster_agents(
-        data_dir, pki, ca, server, components.nodes, components.fake_nodes, pod_cidrs=components.pod_cidrs()
+        data_dir,
+        pki,
+        ca,
+        server,
+        components.nodes,
+        components.fake_nodes,
+        pod_cidrs=components.pod_cidrs(),
+        cluster_dns=(components.cluster_dns_ip,),
     )
     agents.append(  # the service proxy: one for the whole cluster
         nodeagent.app.cluster_proxy(data_dir, pki, server, components.nodes)

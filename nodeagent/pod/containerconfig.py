@@ -12,7 +12,8 @@
   variables from the services informer), with ``POD_IP`` added when the pod does not set it
   (the built-in images bind to it) and ``NGINX_PORT`` for a built-in nginx with a
   ``containerPort``;
-- **mounts**: the container's ``volumeMounts`` on the prepared volumes;
+- **mounts**: the container's ``volumeMounts`` on the prepared volumes, and the pod's
+  kubelet-managed ``/etc/hosts`` (``etchosts``) unless a volume is mounted there;
 - **log path**: ``<root>/logs/<namespace>_<name>_<uid>/<container>/<restart count>.log``;
 - **resources**: the limits the runtime enforces; labels naming the pod and the spec's hash.
 - **stdin**, **stdinOnce**, **tty**: the container's streams, for ``kubectl attach``.
@@ -40,6 +41,7 @@ from minikube_py.client.interfaces import Client
 from nodeagent.envvars import make_environment_variables
 from nodeagent.images import BUILT_IN_IMAGES, args_replace_default, default_command, image_name
 from nodeagent.pod.actions import container_hash
+from nodeagent.pod.etchosts import ensure_hosts_file, mounts_hosts
 from nodeagent.pod.runtimestatus import (
     LABEL_CONTAINER_HASH,
     LABEL_CONTAINER_NAME,
@@ -47,8 +49,8 @@ from nodeagent.pod.runtimestatus import (
     LABEL_POD_NAMESPACE,
     LABEL_POD_UID,
 )
-from nodeagent.pod.sync import ConfigError, VolumeError
-from nodeagent.runtime.interface import ContainerConfig, Resources, RuntimeError_
+from nodeagent.pod.sync import ConfigError, VolumeError, pod_hostname
+from nodeagent.runtime.interface import ContainerConfig, Mount, Resources, RuntimeError_
 from nodeagent.volumes import VolumeManager, VolumeSetupError, make_mounts
 
 ServiceLister = Callable[[], Iterable[Mapping[str, Any]]]
@@ -65,6 +67,7 @@ class ContainerEnvironment:
         node_allocatable: Mapping[str, str],
         services: ServiceLister | None = None,
         simulated: bool = False,
+        cluster_domain: str = "cluster.local",
     ) -> None:
         """``services`` lists the cluster's Services (an informer's cache); None asks the
         apiserver for each container. ``simulated`` (the fake runtime runs nothing): any image
@@ -78,6 +81,7 @@ class ContainerEnvironment:
         self.node_allocatable = dict(node_allocatable)
         self.services = services
         self.simulated = simulated
+        self.cluster_domain = cluster_domain  # the FQDN of a pod with a subdomain in /etc/hosts
 
     async def prepare_pod(self, pod: Object) -> None:
         if self.simulated:
@@ -119,6 +123,8 @@ class ContainerEnvironment:
             mounts = [] if self.simulated else make_mounts(self.volumes, pod, container, env)
         except RuntimeError_ as err:
             raise ConfigError(err.reason, str(err)) from err
+        if not self.simulated and pod_ip and not mounts_hosts(container):
+            mounts.append(self._hosts_mount(pod, pod_ip))
         names = {name for name, _ in env}
         if "POD_IP" not in names:
             env.append(("POD_IP", pod_ip))
@@ -152,8 +158,18 @@ class ContainerEnvironment:
             },
         )
 
+    def _hosts_mount(self, pod: Object, pod_ip: str) -> Mount:
+        pod_dir = self.root / "pods" / pod["metadata"]["uid"]
+        try:
+            return ensure_hosts_file(pod_dir, pod, [pod_ip], pod_hostname(pod), self.cluster_domain)
+        except OSError as err:
+            raise ConfigError(
+                "CreateContainerConfigError", f"cannot write the pod's /etc/hosts: {err}"
+            ) from err
+
     async def cleanup_pod(self, pod: Object) -> None:
         self.volumes.cleanup_pod_volumes(pod["metadata"]["uid"])
+        (self.root / "pods" / pod["metadata"]["uid"] / "etc-hosts").unlink(missing_ok=True)
         shutil.rmtree(self.log_directory(pod), ignore_errors=True)
 
 

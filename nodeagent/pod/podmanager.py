@@ -25,6 +25,7 @@ from minikube_py.cache.store import DeletedFinalStateUnknown
 from minikube_py.client.interfaces import Client
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
+from nodeagent.pod.dnsconfig import DNSConfigurer
 from nodeagent.pod.evicted import EvictedPods
 from nodeagent.pod.mirror import is_mirror_pod
 from nodeagent.pod.pleg import PLEG
@@ -58,6 +59,7 @@ class PodManager:
         clock: Clock,
         *,
         host_ip: str = "127.0.0.1",
+        dns: DNSConfigurer | None = None,
     ) -> None:
         self.node_name = node_name
         self.runtime = runtime
@@ -65,7 +67,7 @@ class PodManager:
         self.clock = clock
         self.host_ip = host_ip
         self.status_manager = StatusManager(client)
-        self.syncer = PodSyncer(runtime, environment, recorder, clock)
+        self.syncer = PodSyncer(runtime, environment, recorder, clock, dns=dns)
         self.workers = PodWorkers(self._sync, self._terminate, self._finished, clock)
         self.pleg = PLEG(runtime, clock, self.workers.wake)
         self.prober = ProbeManager(runtime, recorder, clock, self.workers.wake)

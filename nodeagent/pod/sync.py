@@ -27,6 +27,7 @@ from minikube_py.clock import Clock
 from minikube_py.events import Recorder
 from nodeagent.pod.actions import compute_pod_actions
 from nodeagent.pod.backoff import Backoff
+from nodeagent.pod.dnsconfig import DNSConfigurer
 from nodeagent.pod.runtimestatus import PodRuntimeStatus
 from nodeagent.runtime.interface import (
     ContainerConfig,
@@ -92,12 +93,15 @@ class PodSyncer:
         recorder: Recorder,
         clock: Clock,
         backoff: Backoff | None = None,
+        dns: DNSConfigurer | None = None,
     ) -> None:
+        """``dns``: the pods' resolver configuration (None: the runtime's default, the node's)."""
         self.runtime = runtime
         self.environment = environment
         self.recorder = recorder
         self.clock = clock
         self.backoff = backoff or Backoff(clock)
+        self.dns = dns
 
     async def sync_pod(
         self, pod: Object, status: PodRuntimeStatus, probe_failures: Mapping[str, str] | None = None
@@ -172,6 +176,7 @@ class PodSyncer:
             hostname=pod_hostname(pod),
             share_process_namespace=bool(pod.get("spec", {}).get("shareProcessNamespace")),
             log_directory=self.environment.log_directory(pod),
+            dns_config=self.dns.pod_dns(pod) if self.dns is not None else None,
         )
         try:
             sandbox_id = await self.runtime.run_pod_sandbox(config)

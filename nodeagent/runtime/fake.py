@@ -167,6 +167,11 @@ class FakeRuntime:
     async def list_pod_sandboxes(self) -> list[PodSandboxStatus]:
         return self._sandboxes.list()
 
+    def sandbox_config(self, sandbox_id: str) -> PodSandboxConfig | None:
+        """What the sandbox was created with (its ``dns_config``: tests assert the resolv.conf
+        a process-runtime pod would get)."""
+        return self._sandboxes.config(sandbox_id)
+
     def _in_sandbox(self, sandbox_id: str) -> list[str]:
         return [cid for cid, c in self._containers.items() if c.status.sandbox_id == sandbox_id]
 

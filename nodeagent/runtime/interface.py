@@ -82,6 +82,16 @@ class Mount:
 
 
 @dataclass(frozen=True)
+class DNSConfig:
+    """CRI's ``DNSConfig``: the resolv.conf a sandbox's containers get (``nameserver`` lines,
+    the ``search`` line, the ``options`` line)."""
+
+    servers: Sequence[str] = ()
+    searches: Sequence[str] = ()
+    options: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
 class PodSandboxConfig:
     uid: str
     name: str
@@ -91,6 +101,8 @@ class PodSandboxConfig:
     log_directory: str = ""  # where the containers' log files go
     labels: Mapping[str, str] = field(default_factory=dict)
     share_process_namespace: bool = False  # one PID namespace for all the pod's containers
+    # the sandbox's /etc/resolv.conf (CRI ``dns_config``); None: the node's own
+    dns_config: DNSConfig | None = None
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ from nodeagent.runtime.processcontainer import (
     pod_namespaces,
     validate_config,
 )
+from nodeagent.runtime.resolvconf import with_resolv_conf, write_sandbox_resolv_conf
 from nodeagent.runtime.sandboxes import Sandboxes
 
 __all__ = ["VERSION", "ProcessRuntime", "validate_config"]
@@ -151,6 +152,8 @@ class ProcessRuntime:
         shm = self._shm(sandbox_id)
         os.makedirs(shm)
         os.chmod(shm, 0o1777)  # the pod's /dev/shm, shared by its containers
+        if config.dns_config is not None:  # the containers' /etc/resolv.conf, as containerd's
+            write_sandbox_resolv_conf(os.path.dirname(shm), config.dns_config)
         return sandbox_id
 
     def _shm(self, sandbox_id: str) -> str:
@@ -196,6 +199,11 @@ class ProcessRuntime:
     async def create_container(self, sandbox_id: str, config: ContainerConfig) -> str:
         self._sandboxes.ready(sandbox_id)
         validate_config(config)
+        sandbox_config = self._sandboxes.config(sandbox_id)
+        if sandbox_config is not None and sandbox_config.dns_config is not None:
+            config = with_resolv_conf(
+                config, os.path.join(os.path.dirname(self._shm(sandbox_id)), "resolv.conf")
+            )
         cid = uuid.uuid4().hex
         status = ContainerStatus(
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,

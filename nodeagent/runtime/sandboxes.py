@@ -23,6 +23,7 @@ class Sandboxes:
     def __init__(self, pod_cidr: str) -> None:
         self.ips = PodIPAllocator(pod_cidr)
         self._by_id: dict[str, PodSandboxStatus] = {}
+        self._configs: dict[str, PodSandboxConfig] = {}  # what each was created with
 
     def run(self, config: PodSandboxConfig, now: float) -> str:
         """A new READY sandbox with a pod IP; raises ``PodIPExhaustedError`` when none is free."""
@@ -31,7 +32,12 @@ class Sandboxes:
             sandbox_id, config.uid, config.name, config.namespace, config.attempt,
             SandboxState.READY, self.ips.allocate(), now,
         )  # fmt: skip
+        self._configs[sandbox_id] = config
         return sandbox_id
+
+    def config(self, sandbox_id: str) -> PodSandboxConfig | None:
+        """The config the sandbox was created with (its DNS config, hostname...)."""
+        return self._configs.get(sandbox_id)
 
     def get(self, sandbox_id: str) -> PodSandboxStatus | None:
         return self._by_id.get(sandbox_id)
@@ -52,6 +58,7 @@ class Sandboxes:
 
     def removed(self, sandbox_id: str) -> None:
         self._by_id.pop(sandbox_id, None)
+        self._configs.pop(sandbox_id, None)
 
     def ids(self) -> list[str]:
         return list(self._by_id)

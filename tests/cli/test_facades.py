@@ -54,6 +54,7 @@ def test_the_command_lines_own_help_imports_no_component(argv: list[str]) -> Non
         ("controller-manager", "controllers"),
         ("scheduler", "scheduler"),
         ("node-agent", "nodeagent"),
+        ("dns", "nodeagent"),
     ],
 )
 @pytest.mark.e2e  # starts python processes
@@ -91,13 +92,15 @@ FLAGS = {
     "--kube-api-qps --kubeconfig --leader-elect --node-monitor-grace-period --node-monitor-period "
     "--root-ca-file --secure-port --use-service-account-credentials",
     "scheduler": "--config --kube-api-burst --kube-api-qps --kubeconfig --leader-elect --secure-port",
-    "node-agent": "--address --client-ca-file --data-dir --eviction-hard --kubeconfig --node-ip --node-name "
-    "--pod-cidr --port --runtime --tls-cert-file --tls-private-key-file --volume-refresh-delay "
+    "node-agent": "--address --client-ca-file --cluster-dns --cluster-domain --data-dir --eviction-hard "
+    "--kubeconfig --node-ip --node-name --pod-cidr --port --resolv-conf --runtime --tls-cert-file "
+    "--tls-private-key-file --volume-refresh-delay "
     # the node's service proxy (issue 15)
     "--no-proxy --proxy-backend-selection --proxy-healthz-bind-address --proxy-kubeconfig "
     "--proxy-metrics-bind-address --proxy-min-sync-period --proxy-sync-period --proxy-udp-timeout",
     "proxy": "--backend-selection --healthz-bind-address --kubeconfig --metrics-bind-address "
     "--min-sync-period --node-name --sync-period --udp-timeout",
+    "dns": "--cluster-domain --cluster-ip --kubeconfig --listen --metrics-port --resolv-conf --upstream",
     "kubeconfig": "--data-dir --group --out --user",
 }
 

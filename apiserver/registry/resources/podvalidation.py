@@ -2,14 +2,15 @@
 (``pkg/apis/core/validation`` and ``pkg/apis/apps/validation``), as 422 causes.
 
 The essentials only: containers present, named (unique DNS labels) and with an image; supported
-restart and DNS policies; a workload's selector present, non-empty, immutable and matching its
-template's labels; non-negative replicas.
+restart and DNS policies; the DNS fields (``poddns``); a workload's selector present, non-empty,
+immutable and matching its template's labels; non-negative replicas.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from apiserver.registry.resources.poddns import validate_pod_dns
 from minikube_py.api.errors import Cause
 from minikube_py.api.field_errors import FieldError, forbidden, invalid, not_supported, required
 from minikube_py.api.labels import SelectorError, label_selector_as_selector
@@ -76,6 +77,7 @@ def validate_pod_spec(spec: Object, path: str) -> list[FieldError]:
     dns = spec.get("dnsPolicy", "")
     if dns and dns not in DNS_POLICIES:
         errs.append(not_supported(f"{path}.dnsPolicy", dns, DNS_POLICIES))
+    errs += validate_pod_dns(spec, path)
     return errs + non_negative(spec, "terminationGracePeriodSeconds", path)
 
 
