@@ -72,6 +72,8 @@ def test_help_needs_no_web_framework_nor_event_loop() -> None:
 # Every flag each subcommand took before its flags moved beside the component's code.
 FLAGS = {
     "up": "--audit-policy-file --concurrent-deployment-syncs --concurrent-gc-syncs "
+    "--concurrent-endpoint-syncs --concurrent-service-endpoint-syncs "
+    "--mirroring-concurrent-service-endpoint-syncs --max-endpoints-per-slice "
     "--concurrent-namespace-syncs --concurrent-replicaset-syncs --concurrent-serviceaccount-syncs "
     "--controllers --data-dir --fake-nodes --kube-api-burst --kube-api-qps --leader-elect "
     "--min-request-timeout --no-kubeconfig-merge --node-monitor-grace-period --node-monitor-period "
@@ -85,6 +87,8 @@ FLAGS = {
     "--service-account-issuer --service-account-key-file --service-account-signing-key-file --store "
     "--tls-cert-file --tls-private-key-file --token-auth-file",
     "controller-manager": "--concurrent-deployment-syncs --concurrent-gc-syncs --concurrent-namespace-syncs "
+    "--concurrent-endpoint-syncs --concurrent-service-endpoint-syncs "
+    "--mirroring-concurrent-service-endpoint-syncs --max-endpoints-per-slice "
     "--concurrent-replicaset-syncs --concurrent-serviceaccount-syncs --controllers --kube-api-burst "
     "--kube-api-qps --kubeconfig --leader-elect --node-monitor-grace-period --node-monitor-period "
     "--root-ca-file --secure-port --use-service-account-credentials",
