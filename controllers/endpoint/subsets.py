@@ -103,7 +103,7 @@ def repack(subsets: list[Subset]) -> list[Subset]:
         group = groups.setdefault(_key(sorted(readiness.items())), (readiness, []))
         group[1].append(pkey)
     out: list[Subset] = []
-    for gkey in sorted(groups):
+    for gkey in groups:
         readiness, port_keys = groups[gkey]
         packed: Subset = {}
         for ready, field in ((True, "addresses"), (False, "notReadyAddresses")):
@@ -114,7 +114,8 @@ def repack(subsets: list[Subset]) -> list[Subset]:
         if ports:
             packed["ports"] = sorted(ports, key=lambda p: (str(p.get("name", "")), p["port"], p["protocol"]))
         out.append(packed)
-    return out
+    # a canonical order (by ports, then addresses), so equal endpoints compare equal
+    return sorted(out, key=lambda s: _key([s.get("ports"), s.get("addresses"), s.get("notReadyAddresses")]))
 
 
 def count_addresses(subsets: list[Subset]) -> int:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
-from apiserver.registry.strategy import NAME_COLUMN, Column, ServedModels, Strategy
+from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.models import core_objects
 from minikube_py.api.unstructured import Object
 
@@ -28,8 +28,6 @@ class SpecStatusStrategy(Strategy):
 
 class PlainStrategy(SpecStatusStrategy):
     """Objects without a status subresource (ServiceAccount, Lease, RBAC...)."""
-
-    kinds: ClassVar[ServedModels] = ()
 
     status_field = None
 

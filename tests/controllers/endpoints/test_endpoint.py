@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from controllers.endpoint import EndpointsController
-from controllers.endpoint.subsets import MAX_CAPACITY, OVER_CAPACITY_ANNOTATION
+from controllers.endpoint.subsets import MAX_CAPACITY, OVER_CAPACITY_ANNOTATION, repack
 from controllers.endpointutil.triggertime import ANNOTATION as TRIGGER
 from minikube_py.api import errors
 from minikube_py.api.unstructured import Object
@@ -218,3 +218,35 @@ async def test_a_failed_write_fails_the_sync() -> None:
     world.fake.fail("create", "endpoints", errors.ApiError(500, "InternalError", "boom"))
     with pytest.raises(errors.ApiError):
         await synced(service(), pod("a", "127.128.1.2"), world=world)
+
+
+A = {"ip": "127.128.1.2"}
+B = {"ip": "127.128.1.3"}
+P80 = {"name": "a", "port": 80, "protocol": "TCP"}
+P81 = {"name": "b", "port": 81, "protocol": "TCP"}
+
+
+@pytest.mark.parametrize(
+    ("subsets", "want"),
+    [
+        (  # addresses serving the same ports share one subset, ports sorted by name
+            [
+                {"addresses": [B], "ports": [P81]},
+                {"addresses": [A], "ports": [P80]},
+                {"addresses": [A, B], "ports": [P81]},
+            ],
+            [{"addresses": [A], "ports": [P80]}, {"addresses": [A, B], "ports": [P81]}],
+        ),
+        (  # ready for one port, not for the other: readiness is kept per port
+            [{"addresses": [A], "ports": [P80]}, {"notReadyAddresses": [A], "ports": [P81]}],
+            [{"addresses": [A], "ports": [P80]}, {"notReadyAddresses": [A], "ports": [P81]}],
+        ),
+        (  # ready and not ready for the same port: ready wins
+            [{"addresses": [A], "ports": [P80]}, {"notReadyAddresses": [A], "ports": [P80]}],
+            [{"addresses": [A], "ports": [P80]}],
+        ),
+    ],
+    ids=["grouped by ports", "readiness per port", "ready wins"],
+)
+def test_repack(subsets: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:
+    assert repack(subsets) == want
