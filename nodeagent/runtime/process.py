@@ -44,7 +44,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from nodeagent import logs
-from nodeagent.runtime import namespaces, procfs
+from nodeagent.runtime import imagelayer, namespaces, procfs
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
@@ -128,6 +128,7 @@ class ProcessRuntime:
         self._log_limits = (log_max_size, log_max_files)
         self._containers: dict[str, ProcessContainer] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._warned: set[str] = set()
 
     async def version(self) -> str:
         return f"{self.name}://{VERSION}"
@@ -196,6 +197,7 @@ class ProcessRuntime:
     async def create_container(self, sandbox_id: str, config: ContainerConfig) -> str:
         self._sandboxes.ready(sandbox_id)
         validate_config(config)
+        config = await self._with_image(config)
         cid = uuid.uuid4().hex
         status = ContainerStatus(
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,
@@ -204,6 +206,17 @@ class ProcessRuntime:
         scratch = os.path.join(self.state_dir, "containers", cid)
         self._containers[cid] = ProcessContainer(status, config, scratch, self._hostnames.get(sandbox_id, ""))
         return cid
+
+    async def _with_image(self, config: ContainerConfig) -> ContainerConfig:
+        """The image's ENV, WORKDIR and host programs applied (``imagelayer``); what the node
+        lacks for an image is logged once."""
+        can_mount = "mnt" in (await self.isolation()).namespaces
+        root = os.path.join(self.state_dir, "images")
+        config, warning = await asyncio.to_thread(imagelayer.with_image, config, root, can_mount)
+        if warning and warning not in self._warned:
+            self._warned.add(warning)
+            log.warning("process runtime: %s", warning)
+        return config
 
     async def start_container(self, container_id: str) -> None:
         c = self._get(container_id)
