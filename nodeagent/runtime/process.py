@@ -22,6 +22,9 @@ exits non-zero is reported ``OOMKilled`` when its last stderr output mentions an
 failure (``MemoryError``, ``Cannot allocate memory``, ``out of memory``, ``bad_alloc``) or it was
 SIGKILLed while nobody was stopping it (the kernel OOM killer). CPU limits are not enforced.
 
+A container's image is applied at creation (``imagelayer``): its ENV under the container's, its
+WORKDIR, and the host programs standing in for a known image's files (read-only binds).
+
 Pod IPs come from ``PodIPAllocator`` (127.1.0.0/16): loopback, so processes bind them as is.
 
 This module is the CRI-shaped bookkeeping (sandboxes, containers, exec, stats); one container's
