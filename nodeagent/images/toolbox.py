@@ -145,9 +145,10 @@ def build(root: str, kind: str, entries: dict[str, tuple[str, str]], files: dict
     os.makedirs(root, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=f".{kind}-", dir=root)
     try:
-        os.chmod(staging, 0o755)
-        for sub in ("bin", "files"):
-            os.mkdir(os.path.join(staging, sub), 0o755)
+        for sub in ("", "bin", "files"):  # searchable by every container user, whatever the umask
+            if sub:
+                os.mkdir(os.path.join(staging, sub))
+            os.chmod(os.path.join(staging, sub), 0o755)
         for name, (kind_of, value) in entries.items():
             path = os.path.join(staging, "bin", name)
             if kind_of == "link":

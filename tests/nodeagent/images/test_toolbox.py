@@ -107,3 +107,16 @@ def test_a_program_inside_the_images_path_directory_is_not_covered(
 def test_nginx_needs_no_toolbox(tmp_path: Path) -> None:
     host = toolbox.host_image(known("nginx"), str(tmp_path / "images"))
     assert (host.binds, host.missing, os.path.exists(tmp_path / "images")) == ((), "", False)
+
+
+def test_the_toolbox_is_searchable_whatever_the_agents_umask(node: Path, tmp_path: Path) -> None:
+    """Containers run as nobody by default: a umask of 077 must not lock them out."""
+    old = os.umask(0o077)
+    try:
+        host = toolbox.host_image(known("curlimages/curl"), str(tmp_path / "images"))
+    finally:
+        os.umask(old)
+    bin_dir, entrypoint = host.binds[0][0], host.binds[-1][0]
+    paths = (bin_dir, os.path.dirname(bin_dir), entrypoint, os.path.dirname(entrypoint))
+    modes = {oct(os.stat(p).st_mode & 0o777) for p in paths}
+    assert modes == {"0o755"}
