@@ -6,7 +6,8 @@ image's files (``nodeagent.images.toolbox``) as read-only binds before the conta
 mounts (a volume mounted at the same path covers them).
 
 Without a mount namespace nothing can be bound: the toolbox's directory is put first in
-``PATH`` instead, and an argv naming a bound file (``/entrypoint.sh``) runs the host's copy.
+``PATH`` instead, an argv naming a bound file (``/entrypoint.sh``) runs the host's copy, and the
+image's WORKDIR is not used (it would have to be created on the node).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def with_image(config: ContainerConfig, root: str, can_mount: bool) -> tuple[Con
         command=command,
         env=merge_env(env, config.env),
         mounts=mounts,
-        working_dir=config.working_dir or host.working_dir,
+        # without a mount namespace an image's WORKDIR would have to be made on the node: not
+        working_dir=config.working_dir or (host.working_dir if can_mount else ""),
     ), host.warning
 
 

@@ -53,6 +53,7 @@ def test_without_a_mount_namespace_the_toolbox_comes_first_in_path() -> None:
     assert applied.mounts == []
     assert dict(applied.env)["PATH"] == f"/state/images/curl-1/bin:{DEFAULT_PATH}"
     assert applied.command == ["/state/images/curl-1/files/entrypoint.sh", "-s", "web"]
+    assert applied.working_dir == ""  # /home/curl_user is not made on the node
 
 
 def test_an_unknown_image_gets_containerds_default_path() -> None:

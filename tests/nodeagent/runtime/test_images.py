@@ -19,6 +19,7 @@ import pytest
 from nodeagent import logs
 from nodeagent.images.catalog import DEFAULT_PATH
 from nodeagent.pod.containerconfig import resolve_command
+from nodeagent.runtime import process
 from nodeagent.runtime.interface import ContainerConfig, ContainerState, ContainerStatus, PodSandboxConfig
 from nodeagent.runtime.process import ProcessRuntime
 from tests.waiting import eventually
@@ -186,3 +187,30 @@ async def test_the_toolbox_is_read_only(runtime: ProcessRuntime, tmp_path: Path)
     assert status.exit_code == 0 and lines[0] == "touch: /usr/local/sbin/x: Read-only file system", out
     assert sorted(lines[1:]) == [f"{os.path.realpath('/bin/sh')} ro", "/usr/local/sbin ro"], out
     assert not any("x" in names for _, _, names in os.walk(tmp_path / "state" / "images"))
+
+
+async def test_without_mount_namespaces_the_toolbox_comes_first_in_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, web: str
+) -> None:
+    """Where the kernel refuses mount namespaces nothing is bound: the toolbox's directory on
+    the node leads ``PATH`` and ``/entrypoint.sh`` runs from it (as root: nothing is revealed
+    either, and the test's state directory is root's alone)."""
+
+    async def probe(userns: bool) -> list[str]:
+        return []
+
+    monkeypatch.setattr(process, "probe_namespaces", probe)
+    rt = ProcessRuntime(state_dir=str(tmp_path / "state"))
+    try:
+        status, out = await run_to_end(
+            rt, tmp_path / "0.log", "curlimages/curl", args=["-s", f"{web}/no-mnt"], user=0
+        )
+        assert (status.exit_code, out) == (0, "hello from /no-mnt\n"), out
+        status, out = await run_to_end(
+            rt, tmp_path / "1.log", "busybox", args=["sh", "-c", "command -v wget"], user=0
+        )
+        assert out.startswith(str(tmp_path / "state" / "images" / "busybox-")) and out.endswith(
+            "/bin/wget\n"
+        ), out
+    finally:
+        await rt.close()
