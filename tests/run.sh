@@ -56,9 +56,10 @@ if ! command -v etcd >/dev/null 2>&1 || ! command -v etcdctl >/dev/null 2>&1; th
 fi
 
 # The process runtime runs containers through util-linux (nsenter, setpriv, setsid, unshare);
-# the isolation tests look at a container's processes with procps' ps.
+# the isolation tests look at a container's processes with procps' ps; the busybox, alpine and
+# curlimages/curl images run the node's busybox (its applets: sh, wget, nslookup...) and curl.
 missing=""
-for tool in nsenter:util-linux setpriv:util-linux setsid:util-linux ps:procps; do
+for tool in nsenter:util-linux setpriv:util-linux setsid:util-linux ps:procps busybox:busybox curl:curl; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
 done
 if [ -n "$missing" ]; then

@@ -3,11 +3,12 @@
 ``ContainerEnvironment`` is the agent's ``PodEnvironment``: it sets up a pod's volumes
 (``VolumeManager``) and turns each container into a ``ContainerConfig``:
 
-- **command**: ``command`` + ``args``. There are no image entrypoints without images, so a
-  container without ``command`` runs its image's built-in program when the image is one of
-  ``nodeagent.images`` (``nginx``), else its ``args`` (as an image without an entrypoint,
-  such as busybox, does), and with neither cannot be created (``CreateContainerError``,
-  saying so);
+- **command**: Kubernetes' rule on the image's config (``nodeagent.images.catalog``: ``command``
+  overrides the ENTRYPOINT, ``args`` the CMD) for the images the runtime knows (busybox,
+  alpine, python, curlimages/curl, nginx); any other image is taken to have no ENTRYPOINT or
+  CMD (its files are not there), so its ``args`` alone are the argv, and with neither it cannot
+  be created (``CreateContainerError``, saying so). The image's ENV and files are the runtime's
+  to apply (``nodeagent/runtime/imagelayer.py``);
 - **env**: ``make_environment_variables`` (configMap/secret/field/resource refs, service
   variables from the services informer), with ``POD_IP`` added when the pod does not set it
   (the built-in images bind to it) and ``NGINX_PORT`` for a built-in nginx with a
@@ -39,7 +40,7 @@ from minikube_py.api.quantity import Quantity
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
 from nodeagent.envvars import make_environment_variables
-from nodeagent.images import BUILT_IN_IMAGES, args_replace_default, default_command, image_name
+from nodeagent.images import catalog
 from nodeagent.pod.actions import container_hash
 from nodeagent.pod.etchosts import ensure_hosts_file, mounts_hosts
 from nodeagent.pod.runtimestatus import (
@@ -129,7 +130,8 @@ class ContainerEnvironment:
         if "POD_IP" not in names:
             env.append(("POD_IP", pod_ip))
         port = _first_container_port(container)
-        if image_name(container.get("image", "")) == "nginx" and port and "NGINX_PORT" not in names:
+        image = catalog.lookup(container.get("image", ""))
+        if image is not None and image.name == "nginx" and port and "NGINX_PORT" not in names:
             env.append(("NGINX_PORT", str(port)))
         meta = pod["metadata"]
         run_as_user, run_as_group, groups = container_user(pod, container)
@@ -174,25 +176,24 @@ class ContainerEnvironment:
 
 
 def resolve_command(container: Object, fallback: list[str] | None = None) -> list[str]:
-    """``command`` + ``args``, or the built-in image's program + ``args``, or ``fallback`` +
-    ``args``, or ``args`` alone: an image without an entrypoint (busybox, alpine, python, ...)
-    runs its ``args`` as the command, as the container runtimes do, and without image metadata
-    every image but the built-in ones is taken to have none."""
+    """The container's argv: ``command`` and ``args`` on its image's ENTRYPOINT and CMD
+    (``catalog.container_argv``). An unknown image has neither (``fallback``, a simulated node's,
+    is its ENTRYPOINT), so its ``args`` alone are the argv."""
     command, args = list(container.get("command") or []), list(container.get("args") or [])
-    if command:
-        return command + args
     image = container.get("image", "")
-    default = default_command(image) or fallback
-    if args and (default is None or args_replace_default(image)):
-        return args
-    if default is None:
-        known = ", ".join(sorted(BUILT_IN_IMAGES))
+    known = catalog.lookup(image)
+    if known is not None:
+        argv = catalog.container_argv(known.entrypoint, known.cmd, command, args)
+    else:
+        argv = catalog.container_argv(fallback or [], [], command, args)
+    if not argv:
+        names = ", ".join(sorted(catalog.IMAGES))
         raise ConfigError(
             "CreateContainerError",
             f'container "{container["name"]}" has no command and image "{image}" has no entrypoint known '
-            f"to minikube-py (images run without their files): set command (built-in images: {known})",
+            f"to minikube-py (images run without their files): set command (known images: {names})",
         )
-    return default + args
+    return argv
 
 
 def container_user(pod: Object, container: Object) -> tuple[int | None, int | None, tuple[int, ...]]:

@@ -22,6 +22,9 @@ exits non-zero is reported ``OOMKilled`` when its last stderr output mentions an
 failure (``MemoryError``, ``Cannot allocate memory``, ``out of memory``, ``bad_alloc``) or it was
 SIGKILLed while nobody was stopping it (the kernel OOM killer). CPU limits are not enforced.
 
+A container's image is applied at creation (``imagelayer``): its ENV under the container's, its
+WORKDIR, and the host programs standing in for a known image's files (read-only binds).
+
 Pod IPs come from ``PodIPAllocator`` (the node's /24): loopback, so processes bind them as is.
 
 This module is the CRI-shaped bookkeeping (sandboxes, containers, exec, stats); one container's
@@ -44,7 +47,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from nodeagent import logs
-from nodeagent.runtime import namespaces, procfs
+from nodeagent.runtime import imagelayer, namespaces, procfs
 from nodeagent.runtime.interface import (
     ContainerConfig,
     ContainerState,
@@ -129,6 +132,7 @@ class ProcessRuntime:
         self._log_limits = (log_max_size, log_max_files)
         self._containers: dict[str, ProcessContainer] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._warned: set[str] = set()
 
     async def version(self) -> str:
         return f"{self.name}://{VERSION}"
@@ -204,6 +208,7 @@ class ProcessRuntime:
             config = with_resolv_conf(
                 config, os.path.join(os.path.dirname(self._shm(sandbox_id)), "resolv.conf")
             )
+        config = await self._with_image(config)
         cid = uuid.uuid4().hex
         status = ContainerStatus(
             cid, sandbox_id, config.name, config.attempt, config.image, ContainerState.CREATED,
@@ -212,6 +217,17 @@ class ProcessRuntime:
         scratch = os.path.join(self.state_dir, "containers", cid)
         self._containers[cid] = ProcessContainer(status, config, scratch, self._hostnames.get(sandbox_id, ""))
         return cid
+
+    async def _with_image(self, config: ContainerConfig) -> ContainerConfig:
+        """The image's ENV, WORKDIR and host programs applied (``imagelayer``); what the node
+        lacks for an image is logged once."""
+        can_mount = "mnt" in (await self.isolation()).namespaces
+        root = os.path.join(self.state_dir, "images")
+        config, warning = await asyncio.to_thread(imagelayer.with_image, config, root, can_mount)
+        if warning and warning not in self._warned:
+            self._warned.add(warning)
+            log.warning("process runtime: %s", warning)
+        return config
 
     async def start_container(self, container_id: str) -> None:
         c = self._get(container_id)

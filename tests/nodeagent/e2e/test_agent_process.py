@@ -114,7 +114,8 @@ def test_pods_keep_running_while_the_apiserver_is_down_and_the_agent_resyncs(
     marker = f"survivor-{os.getpid()}-{time.monotonic_ns()}"
     try:
         eventually(lambda: ready(cluster, "proc") == "True", "node proc Ready")
-        create(cluster, pod("survivor", "proc", ["sh", "-c", f"sleep 600 # {marker}"]))
+        # not "sleep 600 # marker": busybox's sh execs a lone command, and the marker would go
+        create(cluster, pod("survivor", "proc", ["sh", "-c", f"sleep 600; : {marker}"]))
         eventually(lambda: phase(cluster, "survivor") == "Running", "the pod to run")
         cluster.stop()
         time.sleep(3)

@@ -55,7 +55,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 
 def web_pod(name: str, node: str) -> dict[str, object]:
-    app = {"name": "app", "image": "busybox", "command": ["sh", "-c", f"sleep 600 # {MARKER}"]}
+    # "; :" keeps the shell (and MARKER in its command line): busybox's sh execs a lone command
+    app = {"name": "app", "image": "busybox", "command": ["sh", "-c", f"sleep 600; : {MARKER}"]}
     spec = {"nodeName": node, "automountServiceAccountToken": False, "containers": [app]}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from nodeagent import logs
-from nodeagent.images import default_command
+from nodeagent.pod.containerconfig import resolve_command
 from nodeagent.runtime.interface import ContainerConfig, ContainerState, Mount, PodSandboxConfig, Resources
 from nodeagent.runtime.process import ProcessRuntime
 from tests.waiting import eventually
@@ -139,8 +139,7 @@ async def test_memory_limit_reports_oom_killed(runtime: ProcessRuntime) -> None:
 
 
 async def test_nginx_demo_image_serves_http_on_the_pod_ip(runtime: ProcessRuntime, tmp_path: Path) -> None:
-    command = default_command("docker.io/library/nginx:1.27")
-    assert command is not None and default_command("registry.example/tools:1") is None
+    command = resolve_command({"name": "nginx", "image": "docker.io/library/nginx:1.27"})
     port = 18000 + os.getpid() % 1000
     sid = await runtime.run_pod_sandbox(PodSandboxConfig("uid", "web", "default"))
     [ip] = [s.ip for s in await runtime.list_pod_sandboxes() if s.id == sid]
