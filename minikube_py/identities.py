@@ -52,3 +52,13 @@ def ensure_fake_nodes_identity(data_dir: Path, pki: ClusterPKI, server: str) -> 
     node): like kwok's controller it is an administrator (``system:masters``). Simulated nodes
     are for demos and scale tests, not a security boundary."""
     return ensure_identity(data_dir, pki, "fake-nodes", FAKE_NODES_USER, ("system:masters",), server)
+
+
+INGRESS_CONTROLLER = ("ingress-controller", "system:ingress-controller", ())
+
+
+def ensure_ingress_controller_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
+    """The built-in ingress controller's kubeconfig (bound to the ``system:ingress-controller``
+    ClusterRole, ingress-nginx's rules)."""
+    name, user, groups = INGRESS_CONTROLLER
+    return ensure_identity(data_dir, pki, name, user, groups, server)

@@ -6,19 +6,31 @@ agent, each with its own identity, over HTTPS on loopback like separate processe
 from __future__ import annotations
 
 import argparse
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.gctuning import tune_gc
-from minikube_py.identities import ensure_fake_nodes_identity, ensure_node_identity
+from minikube_py.identities import (
+    ensure_fake_nodes_identity,
+    ensure_ingress_controller_identity,
+    ensure_node_identity,
+)
 from minikube_py.pki import CertificateAuthority, ClusterPKI
 from nodeagent.agent import AgentOptions, ServingTLS, node_root, process_pod_cidr, run_node_agent
 from nodeagent.fakenodes import run_fake_nodes
 from nodeagent.options import add_flags, agent_options
 
-__all__ = ["CONFIG_ERRORS", "add_flags", "cluster_agents", "run_command"]
+__all__ = [
+    "CONFIG_ERRORS",
+    "add_flags",
+    "add_ingress_flags",
+    "cluster_agents",
+    "cluster_ingress_controller",
+    "run_command",
+    "run_ingress_command",
+]
 
 # errors of bad input, reported as one line (exit 2) without a traceback: the shared library's
 # (kubeconfig, PKI) are the command line's own
@@ -56,3 +68,33 @@ def cluster_agents(
             )
         )
     return agents
+
+
+# The built-in ingress controller (``minikube-py ingress-controller``; in ``up``).
+
+
+def add_ingress_flags(parser: argparse.ArgumentParser) -> None:
+    """``minikube-py ingress-controller``'s flags."""
+    from nodeagent.ingress import options
+
+    options.add_flags(parser)
+
+
+async def run_ingress_command(args: argparse.Namespace) -> None:
+    """``minikube-py ingress-controller``: serve the Ingresses of class ``minikube-py`` until
+    cancelled."""
+    from nodeagent.ingress import options, run
+
+    tune_gc()
+    await run.run_ingress_controller(load_kubeconfig(args.kubeconfig), options.ingress_options(args))
+
+
+def cluster_ingress_controller(
+    data_dir: Path, pki: ClusterPKI, server: str, port: int, on_listening: Callable[[int], None]
+) -> Coroutine[Any, Any, None]:
+    """``up``'s ingress controller on ``127.0.0.1:port`` with its own identity;
+    ``on_listening(port)`` once it listens."""
+    from nodeagent.ingress.run import IngressOptions, run_ingress_controller
+
+    config = load_kubeconfig(ensure_ingress_controller_identity(data_dir, pki, server))
+    return run_ingress_controller(config, IngressOptions(port=port), on_listening)

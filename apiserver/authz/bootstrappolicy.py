@@ -241,6 +241,20 @@ ADMIN_RULES = [
 ]
 
 
+# The built-in ingress controller (``nodeagent.ingress``): ingress-nginx's ClusterRole for what
+# it reads and writes, plus create on ingressclasses: it ensures its own class (ingress-nginx's
+# chart creates it instead).
+INGRESS_CONTROLLER_RULES = [
+    rule(("list", "watch"), "", ("configmaps", "endpoints", "nodes", "pods", "secrets", "namespaces")),
+    rule(READ, "", ("services",)),
+    rule(READ, "networking.k8s.io", ("ingresses",)),
+    rule("update", "networking.k8s.io", ("ingresses/status",)),
+    rule(("get", "list", "watch", "create"), "networking.k8s.io", ("ingressclasses",)),
+    rule(READ, "discovery.k8s.io", ("endpointslices",)),
+    events_rule(),
+]
+
+
 def _selector(target: str) -> Object:
     return {"clusterRoleSelectors": [{"matchLabels": {AGGREGATE + target: "true"}}]}
 
@@ -328,6 +342,7 @@ def cluster_roles() -> list[Object]:
         ),
         _role("system:kube-scheduler", SCHEDULER_RULES),
         _role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
+        _role("system:ingress-controller", INGRESS_CONTROLLER_RULES),
     ]
 
 
@@ -354,4 +369,5 @@ def cluster_role_bindings() -> list[Object]:
         _binding("system:node-proxier", [("User", "system:kube-proxy")]),
         _binding("system:kube-scheduler", [("User", "system:kube-scheduler")]),
         _binding("system:kube-controller-manager", [("User", "system:kube-controller-manager")]),
+        _binding("system:ingress-controller", [("User", "system:ingress-controller")]),
     ]

@@ -64,6 +64,13 @@ def _node_agent(parser: argparse.ArgumentParser) -> None:
     _facade(app, parser)
 
 
+def _ingress_controller(parser: argparse.ArgumentParser) -> None:
+    import nodeagent.app as app
+
+    app.add_ingress_flags(parser)
+    parser.set_defaults(run=app.run_ingress_command, config_errors=app.CONFIG_ERRORS)
+
+
 def _kubeconfig(parser: argparse.ArgumentParser) -> None:
     from minikube_py.cli import kubeconfig_cmd
 
@@ -107,6 +114,13 @@ COMMANDS = (
         "run one node agent (a miniature kubelet)",
         "Register a node and run the pods bound to it on a process or simulated runtime.",
         _node_agent,
+    ),
+    Command(
+        "ingress-controller",
+        "run the built-in ingress controller",
+        "Serve the Ingresses of IngressClass minikube-py over HTTP on 127.0.0.1, "
+        "straight to their Services' ready endpoints.",
+        _ingress_controller,
     ),
     Command(
         "kubeconfig",

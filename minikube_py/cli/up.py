@@ -62,6 +62,7 @@ class Components:
     scheduling: scheduler.app.SchedulerOptions = field(default_factory=scheduler.app.SchedulerOptions)
     nodes: int = 0
     fake_nodes: int = 0
+    ingress_port: int | None = 80  # the built-in ingress controller's port (None: not run)
 
 
 async def up(
@@ -109,6 +110,7 @@ async def run_components(
     # in a thread, so that the apiserver keeps answering while the controllers load
     await asyncio.to_thread(controllers.app.load_controllers)
     agents = await node_agents(data_dir, pki, server, components)
+    agents += await ingress_controller(data_dir, pki, server, components)
     await run_together(
         controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
         scheduler.app.run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), components.scheduling),
@@ -128,6 +130,24 @@ async def node_agents(
 
     ca = load_certificate_authority(pki.ca)
     return nodeagent.app.cluster_agents(data_dir, pki, ca, server, components.nodes, components.fake_nodes)
+
+
+async def ingress_controller(
+    data_dir: Path, pki: ClusterPKI, server: str, components: Components
+) -> list[Coroutine[Any, Any, None]]:
+    """The built-in ingress controller (a part of the node agent's package, like minikube's
+    ingress addon it is on by default), announced as ``ingress: http://127.0.0.1:PORT``."""
+    if components.ingress_port is None:
+        return []
+    await asyncio.to_thread(_import_node_agent)
+    import nodeagent.app  # imported by now
+
+    def announce(port: int) -> None:
+        print(f"ingress: http://127.0.0.1:{port}", flush=True)
+
+    return [
+        nodeagent.app.cluster_ingress_controller(data_dir, pki, server, components.ingress_port, announce)
+    ]
 
 
 def _import_node_agent() -> None:
@@ -212,6 +232,14 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         help="simulated nodes fake-1..N, served by one agent (default %(default)s)",
     )
     parser.add_argument(
+        "--ingress-port",
+        type=_port,
+        default=80,
+        metavar="PORT",
+        help="the built-in ingress controller's HTTP port on 127.0.0.1 (default %(default)s; "
+        "0 picks a free port; -1 runs no ingress controller)",
+    )
+    parser.add_argument(
         "--no-kubeconfig-merge",
         action="store_true",
         help="do not merge the minikube-py cluster, user and context into the kubeconfig kubectl "
@@ -233,6 +261,7 @@ async def run_command(args: argparse.Namespace) -> None:
             scheduling=scheduler.app.up_options(args),
             nodes=args.nodes,
             fake_nodes=args.fake_nodes,
+            ingress_port=None if args.ingress_port < 0 else args.ingress_port,
         ),
         kubeconfig_merge=not args.no_kubeconfig_merge,
     )
@@ -244,6 +273,13 @@ def _process_nodes(text: str) -> int:
     if count > MAX_PROCESS_NODES:
         raise argparse.ArgumentTypeError(f"at most {MAX_PROCESS_NODES} process nodes (got {count})")
     return count
+
+
+def _port(text: str) -> int:
+    """A port number, 0 (any free port) or -1 (off)."""
+    if text != "-1" and not (text.isdigit() and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"invalid port {text!r} (want 0-65535, or -1 for none)")
+    return int(text)
 
 
 def _count(text: str) -> int:

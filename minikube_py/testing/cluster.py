@@ -128,6 +128,8 @@ def start_up(
     args = ["--data-dir", str(data_dir), "--port", str(port), *(["--store", store] if store else []), *flags]
     if not any(flag.startswith("--nodes") for flag in flags):
         args += ["--nodes", "0"]
+    if not any(flag.startswith("--ingress-port") for flag in flags):
+        args += ["--ingress-port", "0"]  # a free port: test clusters never contend for port 80
     if home is None:
         args.append("--no-kubeconfig-merge")
     logs = tmp / f"logs-{time.monotonic_ns()}"

@@ -1,0 +1,96 @@
+"""Running the ingress controller: listen first (``--port 0`` picks a free port, so the
+address is known before anything is written), ensure the class, then the informers, the
+status loop and the HTTP front until cancelled. ``minikube-py ingress-controller`` and ``up``
+both run ``run_ingress_controller``.
+
+A port that cannot be bound (taken, or below 1024 without privileges) is logged once, with
+what to do, and retried every few seconds: the rest of the cluster keeps running."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from minikube_py.api.errors import ApiError
+from minikube_py.cache.factory import SharedInformerFactory
+from minikube_py.client import RESTClient
+from minikube_py.client.config import ClientConfig
+from nodeagent.ingress.classes import CLASS_NAME, CONTROLLER_NAME, ensure_class
+from nodeagent.ingress.controller import IngressController
+from nodeagent.ingress.proxy import IngressProxy
+
+DEFAULT_PORT = 80
+ADDRESS = "127.0.0.1"  # loopback, so *.localhost names work from a browser (the address plan)
+BIND_RETRY = 5.0
+USER_AGENT = "minikube-py-ingress-controller"
+log = logging.getLogger("ingress")
+
+
+@dataclass(frozen=True)
+class IngressOptions:
+    port: int = DEFAULT_PORT
+    address: str = ADDRESS
+    class_name: str = CLASS_NAME
+    controller: str = CONTROLLER_NAME
+
+
+async def listen(proxy: IngressProxy, options: IngressOptions) -> asyncio.Server:
+    """Bind the front, retrying while the port is unavailable (logged once)."""
+    logged = False
+    while True:
+        try:
+            return await asyncio.start_server(proxy.serve_connection, options.address, options.port)
+        except OSError as err:
+            if not logged:
+                log.error(
+                    "ingress: cannot listen on %s:%d (%s); retrying every %.0fs "
+                    "(--ingress-port picks another port, 0 any free one)",
+                    options.address,
+                    options.port,
+                    err.strerror or err,
+                    BIND_RETRY,
+                )
+                logged = True
+            await asyncio.sleep(BIND_RETRY)
+
+
+async def _ensure_class(client: RESTClient, options: IngressOptions) -> None:
+    """The class, retried while the apiserver is not ready for it (RBAC still bootstrapping)."""
+    while True:
+        try:
+            await ensure_class(client, options.class_name, options.controller)
+            return
+        except (ApiError, OSError) as err:
+            log.warning("ingress: cannot ensure IngressClass %s yet: %s", options.class_name, err)
+            await asyncio.sleep(1.0)
+
+
+async def run_ingress_controller(
+    config: ClientConfig, options: IngressOptions, on_listening: Callable[[int], None] | None = None
+) -> None:
+    """Serve until cancelled; ``on_listening(port)`` once the front listens."""
+    client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT))
+    try:
+        factory = SharedInformerFactory(client)
+        controller = IngressController(
+            client, factory, address=options.address, controller=options.controller
+        )
+        proxy = IngressProxy(controller.route)
+        server = await listen(proxy, options)
+        try:
+            controller.port = proxy.port = int(server.sockets[0].getsockname()[1])
+            if on_listening is not None:
+                on_listening(controller.port)
+            log.info("ingress controller listening on http://%s:%d", options.address, controller.port)
+            await _ensure_class(client, options)
+            async with asyncio.TaskGroup() as tasks:
+                factory.start(tasks)
+                tasks.create_task(controller.run())
+        finally:
+            server.close()
+            proxy.close()
+    finally:
+        await client.close()
