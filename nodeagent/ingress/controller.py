@@ -58,10 +58,12 @@ class IngressController:
         self.clock = clock or RealClock()
         self.ingresses = factory.informer(INGRESSES)
         self.classes = factory.informer(INGRESS_CLASSES)
-        self.services: Indexer = factory.informer(SERVICES).indexer
+        services = factory.informer(SERVICES)
+        self.services: Indexer = services.indexer
         slices = factory.informer(ENDPOINT_SLICES)
         slices.add_indexers({SERVICE_INDEX: _by_service})
         self.slices: Indexer = slices.indexer
+        self._informers = (self.ingresses, self.classes, services, slices)
         self.table = RoutingTable()
         self._failing: dict[tuple[str, Backend], str] = {}
         self._dirty = asyncio.Event()
@@ -72,6 +74,9 @@ class IngressController:
         )
         self.ingresses.add_event_handler(changed)
         self.classes.add_event_handler(changed)
+
+    def has_synced(self) -> bool:
+        return all(informer.has_synced() for informer in self._informers)
 
     def served_ingresses(self) -> list[Object]:
         classes = own_classes(self.classes.indexer.list(), self.controller)

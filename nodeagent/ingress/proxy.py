@@ -65,6 +65,7 @@ class IngressProxy:
         self.pool = UpstreamPool()
         self._turn = itertools.count()
         self._clients: set[asyncio.StreamWriter] = set()
+        self._refusing: set[tuple[str, int]] = set()
 
     def close(self) -> None:
         """Drop every client connection and idle backend connection (the server is closed)."""
@@ -125,9 +126,14 @@ class IngressProxy:
         start = next(self._turn) % len(route.endpoints)
         for address in route.endpoints[start:] + route.endpoints[:start]:
             try:
-                return await self.pool.connect(address)
+                upstream = await self.pool.connect(address)
             except (OSError, TimeoutError) as err:
-                log.warning("ingress %s: endpoint %s:%d refused: %s", route.backend, *address, err)
+                if address not in self._refusing:  # once until it accepts again, not per request
+                    self._refusing.add(address)
+                    log.warning("ingress: endpoint %s:%d of %s refused: %s", *address, _named(route), err)
+                continue
+            self._refusing.discard(address)
+            return upstream
         return None
 
     def _upstream_headers(self, request: h11.Request, host: str, client_ip: str) -> Headers:
@@ -263,6 +269,11 @@ class IngressProxy:
         )
         upstream.close()
         raise Closed
+
+
+def _named(route: Route) -> str:
+    backend = route.backend
+    return "" if backend is None else f"{backend.ingress} backend {backend.service}:{backend.port}"
 
 
 def _header(headers: Sequence[tuple[bytes, bytes]], name: bytes) -> str:
