@@ -32,7 +32,8 @@ log = logging.getLogger("ingress")
 CLIENT_IDLE_TIMEOUT = 75.0  # nginx's keepalive_timeout
 READ_TIMEOUT = 60.0  # ingress-nginx's proxy-read-timeout
 HOP_BY_HOP = frozenset(
-    b"connection keep-alive proxy-connection proxy-authenticate proxy-authorization te trailer upgrade".split()
+    b"connection keep-alive proxy-connection proxy-authenticate proxy-authorization te trailer "
+    b"upgrade".split()
 )
 REPLACED = frozenset(
     b"x-forwarded-for x-forwarded-host x-forwarded-port x-forwarded-proto x-forwarded-scheme "

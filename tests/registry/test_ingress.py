@@ -63,7 +63,7 @@ def test_both_kinds_are_served_as_upstream_serves_them() -> None:
                 (
                     "FieldValueInvalid",
                     "spec",
-                    'Invalid value: null: either `defaultBackend` or `rules` must be specified',
+                    "Invalid value: null: either `defaultBackend` or `rules` must be specified",
                 )
             ],
         ),
@@ -108,7 +108,8 @@ def test_both_kinds_are_served_as_upstream_serves_them() -> None:
                 (
                     "FieldValueNotSupported",
                     "spec.rules[0].http.paths[0].pathType",
-                    'Unsupported value: "Glob": supported values: "Exact", "ImplementationSpecific", "Prefix"',
+                    'Unsupported value: "Glob": supported values: '
+                    '"Exact", "ImplementationSpecific", "Prefix"',
                 )
             ],
         ),
@@ -128,9 +129,10 @@ def test_both_kinds_are_served_as_upstream_serves_them() -> None:
                 (
                     "FieldValueInvalid",
                     "spec.rules[0].host",
-                    "Invalid value: \"*.*.foo.com\": a wildcard DNS-1123 subdomain must start with '*.', followed by "
-                    "a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and "
-                    "end with an alphanumeric character (e.g. '*.example.com', regex used for validation is "
+                    "Invalid value: \"*.*.foo.com\": a wildcard DNS-1123 subdomain must start with '*.', "
+                    "followed by a valid DNS subdomain, which must consist of lower case alphanumeric "
+                    "characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', "
+                    "regex used for validation is "
                     "'\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
                 )
             ],
@@ -175,7 +177,8 @@ def test_both_kinds_are_served_as_upstream_serves_them() -> None:
                 (
                     "FieldValueInvalid",
                     "spec.defaultBackend.service.port.name",
-                    'Invalid value: "HTTP": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+                    'Invalid value: "HTTP": must contain only alpha-numeric characters (a-z, 0-9), '
+                    "and hyphens (-)",
                 ),
                 (
                     "FieldValueInvalid",

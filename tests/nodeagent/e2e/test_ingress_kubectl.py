@@ -141,8 +141,8 @@ def test_an_ingress_without_path_type_is_refused_with_upstreams_message(cluster:
     result = kubectl(cluster, "create", "-f", "-", stdin=json.dumps(bad))
     assert result.returncode == 1
     assert (
-        'The Ingress "bad" is invalid: spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified'
-        in result.stderr
+        'The Ingress "bad" is invalid: spec.rules[0].http.paths[0].pathType: '
+        "Required value: pathType must be specified" in result.stderr
     )
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 @dataclass
 class Backend:
     """``mode``: ``ok``, ``close`` (closes after each answer, announcing nothing), ``drop-second``
-    (closes, unanswered, the second request on a connection), ``reset`` (headers and part of the body, then a TCP reset) or
-    ``upgrade`` (101, then echo)."""
+    (closes, unanswered, the second request on a connection), ``reset`` (headers and part of
+    the body, then a TCP reset) or ``upgrade`` (101, then echo)."""
 
     name: str
     mode: str = "ok"
