@@ -19,6 +19,7 @@ from minikube_py.cache.store import Indexer
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import SERVICES, resource_type
 from minikube_py.clock import Clock, RealClock
+from minikube_py.events import Recorder
 from nodeagent.ingress.classes import CONTROLLER_NAME, INGRESS_CLASSES, own_classes, served
 from nodeagent.ingress.endpoints import SERVICE_NAME_LABEL, resolve
 from nodeagent.ingress.proxy import Route
@@ -53,9 +54,11 @@ class IngressController:
         port: int = 80,
         controller: str = CONTROLLER_NAME,
         clock: Clock | None = None,
+        recorder: Recorder | None = None,
     ) -> None:
         self.client, self.address, self.port, self.controller = client, address, port, controller
         self.clock = clock or RealClock()
+        self.recorder = recorder
         self.ingresses = factory.informer(INGRESSES)
         self.classes = factory.informer(INGRESS_CLASSES)
         services = factory.informer(SERVICES)
@@ -74,6 +77,7 @@ class IngressController:
         )
         self.ingresses.add_event_handler(changed)
         self.classes.add_event_handler(changed)
+        self._announced: dict[str, object] = {}  # ingress key -> generation of its Sync event
 
     def has_synced(self) -> bool:
         return all(informer.has_synced() for informer in self._informers)
@@ -115,17 +119,30 @@ class IngressController:
     async def run(self) -> None:
         """Keep the served Ingresses' status at this controller's address, until cancelled."""
         wanted = load_balancer_status(self.address, self.port)
+        await self.ingresses.wait_synced()
+        await self.classes.wait_synced()
         while True:
             await self._dirty.wait()
             self._dirty.clear()
             try:
                 for ingress in self.served_ingresses():
+                    self._announce(ingress)
                     if (ingress.get("status") or {}).get("loadBalancer") != wanted["loadBalancer"]:
                         await self._write_status(ingress, wanted)
             except (ApiError, OSError) as err:
                 log.warning("ingress status update failed, retrying: %s", err)
                 await self.clock.sleep(STATUS_RETRY)
                 self._dirty.set()
+
+    def _announce(self, ingress: Object) -> None:
+        """ingress-nginx's ``Sync`` event, once per served Ingress and generation."""
+        meta = ingress["metadata"]
+        key, generation = f"{meta.get('namespace')}/{meta['name']}", meta.get("generation")
+        if self.recorder is None or self._announced.get(key) == generation:
+            return
+        self._announced[key] = generation
+        involved = {**ingress, "apiVersion": "networking.k8s.io/v1", "kind": "Ingress"}
+        self.recorder.event(involved, "Normal", "Sync", "Scheduled for sync")
 
     async def _write_status(self, ingress: Object, status: Object) -> None:
         meta = ingress["metadata"]

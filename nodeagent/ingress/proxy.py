@@ -156,6 +156,8 @@ class IngressProxy:
         ]
         if upgrade:
             kept += [(b"upgrade", upgrade.encode("latin-1")), (b"connection", b"upgrade")]
+        if not host:  # an HTTP/1.0 request may have none; HTTP/1.1 to the backend needs one
+            kept.append((b"host", f"127.0.0.1:{self.port}".encode()))
         return kept
 
     async def _forward(

@@ -18,6 +18,7 @@ from minikube_py.api.errors import ApiError
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client import RESTClient
 from minikube_py.client.config import ClientConfig
+from minikube_py.events import EventRecorder
 from nodeagent.ingress.classes import CLASS_NAME, CONTROLLER_NAME, ensure_class
 from nodeagent.ingress.controller import IngressController
 from nodeagent.ingress.proxy import IngressProxy
@@ -25,7 +26,7 @@ from nodeagent.ingress.proxy import IngressProxy
 DEFAULT_PORT = 80
 ADDRESS = "127.0.0.1"  # loopback, so *.localhost names work from a browser (the address plan)
 BIND_RETRY = 5.0
-USER_AGENT = "minikube-py-ingress-controller"
+USER_AGENT = EVENT_SOURCE = "minikube-py-ingress-controller"
 log = logging.getLogger("ingress")
 
 
@@ -75,8 +76,9 @@ async def run_ingress_controller(
     client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT))
     try:
         factory = SharedInformerFactory(client)
+        recorder = EventRecorder(client, EVENT_SOURCE)
         controller = IngressController(
-            client, factory, address=options.address, controller=options.controller
+            client, factory, address=options.address, controller=options.controller, recorder=recorder
         )
         proxy = IngressProxy(controller.route)
         server = await listen(proxy, options)
@@ -89,6 +91,7 @@ async def run_ingress_controller(
             async with asyncio.TaskGroup() as tasks:
                 factory.start(tasks)
                 tasks.create_task(controller.run())
+                tasks.create_task(recorder.run())
         finally:
             server.close()
             proxy.close()

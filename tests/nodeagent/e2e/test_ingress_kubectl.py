@@ -88,10 +88,15 @@ def test_status_and_rows_name_the_controllers_address(cluster: Cluster, web: Non
         assert rows[1].split()[:5] == ["web", "minikube-py", "a.localhost,b.localhost", "127.0.0.1", "80"], (
             minor
         )
-    described = ok(cluster, "describe", "ing", "web")
+    described = eventually(lambda: _described_with_sync(cluster), "the Sync event")
     assert re.search(r"^Address:\s+127\.0\.0\.1$", described, re.M)
     assert re.search(r"^Ingress Class:\s+minikube-py$", described, re.M)
     assert re.search(r"a\.localhost\s*\n\s+/\s+a:80", described)
+
+
+def _described_with_sync(cluster: Cluster) -> str | None:
+    described = ok(cluster, "describe", "ing", "web")
+    return described if re.search(r"Normal\s+Sync\s+.*Scheduled for sync", described) else None
 
 
 def test_two_hosts_reach_their_own_deployments(cluster: Cluster, web: None, ingress_port: int) -> None:
@@ -156,3 +161,11 @@ def test_older_and_newer_kubectl_create_and_describe(cluster: Cluster, web: None
     assert (path["path"], path["pathType"]) == ("/api", "Exact")  # kubectl's rule without '*'
     described = kubectl(cluster, "describe", "ing", name, binary=binary)
     assert described.returncode == 0 and re.search(r"/api\s+a:80", described.stdout), described.stderr
+
+
+def test_api_resources_and_explain(cluster: Cluster) -> None:
+    rows = {line.split()[0]: line.split() for line in ok(cluster, "api-resources").splitlines()[1:]}
+    assert rows["ingresses"][1:] == ["ing", "networking.k8s.io/v1", "true", "Ingress"]
+    assert rows["ingressclasses"][1:] == ["networking.k8s.io/v1", "false", "IngressClass"]
+    explained = ok(cluster, "explain", "ingress.spec.rules.http.paths.pathType")
+    assert "FIELD: pathType" in explained and "Exact" in explained

@@ -11,6 +11,7 @@ from typing import Any
 
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client.resourcetypes import SERVICES
+from minikube_py.events import FakeRecorder
 from minikube_py.testing.fakeclient import FakeClient
 from nodeagent.ingress.classes import INGRESS_CLASSES, class_manifest
 from nodeagent.ingress.controller import ENDPOINT_SLICES, INGRESSES, IngressController
@@ -29,7 +30,7 @@ class Running:
 @contextlib.asynccontextmanager
 async def running_controller(fake: FakeClient) -> AsyncIterator[Running]:
     factory = SharedInformerFactory(fake)
-    controller = IngressController(fake, factory)
+    controller = IngressController(fake, factory, recorder=FakeRecorder())
     proxy = IngressProxy(controller.route)
     server = await asyncio.start_server(proxy.serve_connection, "127.0.0.1", 0)
     controller.port = proxy.port = int(server.sockets[0].getsockname()[1])

@@ -205,6 +205,7 @@ async def test_served_ingresses_get_the_address_in_their_status(backends: dict[s
         for name in ("mine", "classless"):  # the class is the default: class-less ones are served
             await eventually(lambda n=name: fake.stored(INGRESSES, "default", n)["status"] == wanted, name)  # type: ignore[index,misc]
         assert "status" not in (fake.stored(INGRESSES, "default", "theirs") or {})
+        assert ing.controller.recorder.events == ["Normal Sync Scheduled for sync"] * 2  # type: ignore[union-attr]
         assert (await http.get("/", headers={"Host": "c.io"})).status_code == 404
         assert (await http.get("/", headers={"Host": "b.io"})).json()["backend"] == "a"
         assert fake.stored(SERVICES, "default", "a") is not None
@@ -242,3 +243,42 @@ async def test_a_bodiless_request_the_kept_alive_backend_dropped_is_retried_once
         answers = [await http.get(f"/{i}", headers={"Host": "dropper.localhost"}) for i in range(3)]
         assert [r.status_code for r in answers] == [200] * 3
         assert backends["dropper"].connections == 3  # each second request went to a new one
+
+
+async def test_an_http10_request_without_host_goes_to_the_host_less_rules(
+    backends: dict[str, Backend],
+) -> None:
+    fake = seeded(
+        ingress(
+            "any",
+            {
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "a", "port": {"number": 80}}},
+                        }
+                    ]
+                }
+            },
+        ),
+        services=[service("a")],
+        slices=[endpoint_slice("a", backends["a"].port)],
+    )
+    async with running_controller(fake) as ing:
+        reader, writer = await asyncio.open_connection("127.0.0.1", ing.port)
+        writer.write(b"GET /old HTTP/1.0\r\n\r\n")
+        answer = await reader.read()  # HTTP/1.0: the proxy closes after the response
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 200 ")
+        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["headers"]["host"] == f"127.0.0.1:{ing.port}"
+
+
+async def test_a_request_that_is_not_http_is_answered_400(backends: dict[str, Backend]) -> None:
+    async with running_controller(two_hosts(backends)) as ing:
+        reader, writer = await asyncio.open_connection("127.0.0.1", ing.port)
+        writer.write(b"\x16\x03\x01 not http at all\r\n\r\n")
+        answer = await reader.read()
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 400 ")
