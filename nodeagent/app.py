@@ -90,11 +90,16 @@ async def run_ingress_command(args: argparse.Namespace) -> None:
 
 
 def cluster_ingress_controller(
-    data_dir: Path, pki: ClusterPKI, server: str, port: int, on_listening: Callable[[int], None]
+    data_dir: Path,
+    pki: ClusterPKI,
+    server: str,
+    port: int,
+    tls_port: int | None,
+    on_listening: Callable[[int, int | None], None],
 ) -> Coroutine[Any, Any, None]:
-    """``up``'s ingress controller on ``127.0.0.1:port`` with its own identity;
-    ``on_listening(port)`` once it listens."""
+    """``up``'s ingress controller on ``127.0.0.1:port`` (and ``tls_port``, None: no TLS) with
+    its own identity; ``on_listening(port, tls_port)`` once it listens."""
     from nodeagent.ingress.run import IngressOptions, run_ingress_controller
 
     config = load_kubeconfig(ensure_ingress_controller_identity(data_dir, pki, server))
-    return run_ingress_controller(config, IngressOptions(port=port), on_listening)
+    return run_ingress_controller(config, IngressOptions(port=port, tls_port=tls_port), on_listening)

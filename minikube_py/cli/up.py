@@ -63,6 +63,7 @@ class Components:
     nodes: int = 0
     fake_nodes: int = 0
     ingress_port: int | None = 80  # the built-in ingress controller's port (None: not run)
+    ingress_tls_port: int | None = 443  # its TLS port (None: no TLS)
 
 
 async def up(
@@ -136,17 +137,22 @@ async def ingress_controller(
     data_dir: Path, pki: ClusterPKI, server: str, components: Components
 ) -> list[Coroutine[Any, Any, None]]:
     """The built-in ingress controller (a part of the node agent's package, like minikube's
-    ingress addon it is on by default), announced as ``ingress: http://127.0.0.1:PORT``."""
+    ingress addon it is on by default), announced as ``ingress: http://127.0.0.1:PORT`` (and
+    ``https://`` for its TLS port)."""
     if components.ingress_port is None:
         return []
     await asyncio.to_thread(_import_node_agent)
     import nodeagent.app  # imported by now
 
-    def announce(port: int) -> None:
+    def announce(port: int, tls_port: int | None) -> None:
         print(f"ingress: http://127.0.0.1:{port}", flush=True)
+        if tls_port is not None:
+            print(f"ingress: https://127.0.0.1:{tls_port}", flush=True)
 
     return [
-        nodeagent.app.cluster_ingress_controller(data_dir, pki, server, components.ingress_port, announce)
+        nodeagent.app.cluster_ingress_controller(
+            data_dir, pki, server, components.ingress_port, components.ingress_tls_port, announce
+        )
     ]
 
 
@@ -240,6 +246,14 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         "0 picks a free port; -1 runs no ingress controller)",
     )
     parser.add_argument(
+        "--ingress-tls-port",
+        type=_port,
+        default=443,
+        metavar="PORT",
+        help="its HTTPS port on 127.0.0.1, certificates from the Ingresses' spec.tls Secrets "
+        "(default %(default)s; 0 picks a free port; -1 serves no TLS)",
+    )
+    parser.add_argument(
         "--no-kubeconfig-merge",
         action="store_true",
         help="do not merge the minikube-py cluster, user and context into the kubeconfig kubectl "
@@ -262,6 +276,7 @@ async def run_command(args: argparse.Namespace) -> None:
             nodes=args.nodes,
             fake_nodes=args.fake_nodes,
             ingress_port=None if args.ingress_port < 0 else args.ingress_port,
+            ingress_tls_port=None if args.ingress_tls_port < 0 else args.ingress_tls_port,
         ),
         kubeconfig_merge=not args.no_kubeconfig_merge,
     )

@@ -130,6 +130,8 @@ def start_up(
         args += ["--nodes", "0"]
     if not any(flag.startswith("--ingress-port") for flag in flags):
         args += ["--ingress-port", "0"]  # a free port: test clusters never contend for port 80
+    if not any(flag.startswith("--ingress-tls-port") for flag in flags):
+        args += ["--ingress-tls-port", "0"]
     if home is None:
         args.append("--no-kubeconfig-merge")
     logs = tmp / f"logs-{time.monotonic_ns()}"

@@ -17,13 +17,14 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import Indexer
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import SERVICES, resource_type
+from minikube_py.client.resourcetypes import SECRETS, SERVICES, resource_type
 from minikube_py.clock import Clock, RealClock
 from minikube_py.events import Recorder
 from nodeagent.ingress.classes import CONTROLLER_NAME, INGRESS_CLASSES, own_classes, served
 from nodeagent.ingress.endpoints import SERVICE_NAME_LABEL, resolve
 from nodeagent.ingress.proxy import Route
 from nodeagent.ingress.routes import Backend, RoutingTable, build_table
+from nodeagent.ingress.tls import TLS_SECRET_TYPE, Certificates
 
 INGRESSES = resource_type("networking.k8s.io/v1", "ingresses")
 ENDPOINT_SLICES = resource_type("discovery.k8s.io/v1", "endpointslices")
@@ -38,8 +39,9 @@ def _by_service(obj: Object) -> list[str]:
     return [f"{meta.get('namespace', '')}/{service}"] if service else []
 
 
-def load_balancer_status(address: str, port: int) -> Object:
-    return {"loadBalancer": {"ingress": [{"ip": address, "ports": [{"port": port, "protocol": "TCP"}]}]}}
+def load_balancer_status(address: str, *ports: int) -> Object:
+    entries = [{"port": port, "protocol": "TCP"} for port in ports]
+    return {"loadBalancer": {"ingress": [{"ip": address, "ports": entries}]}}
 
 
 class IngressController:
@@ -66,7 +68,10 @@ class IngressController:
         slices = factory.informer(ENDPOINT_SLICES)
         slices.add_indexers({SERVICE_INDEX: _by_service})
         self.slices: Indexer = slices.indexer
-        self._informers = (self.ingresses, self.classes, services, slices)
+        secrets = factory.informer(SECRETS, field_selector=f"type={TLS_SECRET_TYPE}")
+        self.certificates = Certificates(lambda ns, name: secrets.indexer.get_by_key(f"{ns}/{name}"))
+        self.tls_port: int | None = None
+        self._informers = (self.ingresses, self.classes, services, slices, secrets)
         self.table = RoutingTable()
         self._failing: dict[tuple[str, Backend], str] = {}
         self._dirty = asyncio.Event()
@@ -87,7 +92,9 @@ class IngressController:
         return [ing for ing in self.ingresses.indexer.list() if served(ing, classes)]
 
     def _changed(self) -> None:
-        self.table = build_table(self.served_ingresses())
+        served = self.served_ingresses()
+        self.table = build_table(served)
+        self.certificates.update(served)
         self._dirty.set()
 
     def route(self, host: str, path: str) -> Route:
@@ -118,7 +125,8 @@ class IngressController:
 
     async def run(self) -> None:
         """Keep the served Ingresses' status at this controller's address, until cancelled."""
-        wanted = load_balancer_status(self.address, self.port)
+        ports = [self.port] if self.tls_port is None else [self.port, self.tls_port]
+        wanted = load_balancer_status(self.address, *ports)
         await self.ingresses.wait_synced()
         await self.classes.wait_synced()
         while True:

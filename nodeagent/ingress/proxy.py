@@ -58,11 +58,13 @@ class Closed(Exception):
 
 
 class IngressProxy:
-    """Serves ``router``'s routes; ``port`` is where it listens, for ``X-Forwarded-Port``."""
+    """Serves ``router``'s routes; ``port`` and ``scheme`` are where and how it listens (for
+    ``X-Forwarded-Port``/``-Proto``)."""
 
-    def __init__(self, router: Router, port: int = 80) -> None:
+    def __init__(self, router: Router, port: int = 80, scheme: str = "http") -> None:
         self.router = router
         self.port = port
+        self.scheme = scheme
         self.pool = UpstreamPool()
         self._turn = itertools.count()
         self._clients: set[asyncio.StreamWriter] = set()
@@ -150,9 +152,9 @@ class IngressProxy:
             (b"x-forwarded-for", client_ip.encode()),
             (b"x-forwarded-host", host.encode("latin-1")),
             (b"x-forwarded-port", str(self.port).encode()),
-            (b"x-forwarded-proto", b"http"),
-            (b"x-forwarded-scheme", b"http"),
-            (b"x-scheme", b"http"),
+            (b"x-forwarded-proto", self.scheme.encode()),
+            (b"x-forwarded-scheme", self.scheme.encode()),
+            (b"x-scheme", self.scheme.encode()),
         ]
         if upgrade:
             kept += [(b"upgrade", upgrade.encode("latin-1")), (b"connection", b"upgrade")]

@@ -22,8 +22,10 @@ from minikube_py.events import EventRecorder
 from nodeagent.ingress.classes import CLASS_NAME, CONTROLLER_NAME, ensure_class
 from nodeagent.ingress.controller import IngressController
 from nodeagent.ingress.proxy import IngressProxy
+from nodeagent.ingress.tls import Certificates
 
 DEFAULT_PORT = 80
+DEFAULT_TLS_PORT = 443
 ADDRESS = "127.0.0.1"  # loopback, so *.localhost names work from a browser (the address plan)
 BIND_RETRY = 5.0
 USER_AGENT = EVENT_SOURCE = "minikube-py-ingress-controller"
@@ -33,6 +35,7 @@ log = logging.getLogger("ingress")
 @dataclass(frozen=True)
 class IngressOptions:
     port: int = DEFAULT_PORT
+    tls_port: int | None = DEFAULT_TLS_PORT  # None: no TLS listener
     address: str = ADDRESS
     class_name: str = CLASS_NAME
     controller: str = CONTROLLER_NAME
@@ -58,6 +61,28 @@ async def listen(proxy: IngressProxy, options: IngressOptions) -> asyncio.Server
             await asyncio.sleep(BIND_RETRY)
 
 
+async def listen_tls(
+    proxy: IngressProxy, certificates: Certificates, options: IngressOptions
+) -> asyncio.Server | None:
+    """The TLS front, tried once: a port that cannot be bound is logged and TLS is not served
+    (plain HTTP is what the cluster's users need first)."""
+    if options.tls_port is None:
+        return None
+    try:
+        return await asyncio.start_server(
+            proxy.serve_connection, options.address, options.tls_port, ssl=certificates.default
+        )
+    except OSError as err:
+        log.error(
+            "ingress: cannot listen on %s:%d for TLS (%s); serving plain HTTP only (--ingress-tls-port "
+            "picks another port, 0 any free one)",
+            options.address,
+            options.tls_port,
+            err.strerror or err,
+        )
+        return None
+
+
 async def _ensure_class(client: RESTClient, options: IngressOptions) -> None:
     """The class, retried while the apiserver is not ready for it (RBAC still bootstrapping)."""
     while True:
@@ -70,9 +95,11 @@ async def _ensure_class(client: RESTClient, options: IngressOptions) -> None:
 
 
 async def run_ingress_controller(
-    config: ClientConfig, options: IngressOptions, on_listening: Callable[[int], None] | None = None
+    config: ClientConfig,
+    options: IngressOptions,
+    on_listening: Callable[[int, int | None], None] | None = None,
 ) -> None:
-    """Serve until cancelled; ``on_listening(port)`` once the front listens."""
+    """Serve until cancelled; ``on_listening(port, tls_port)`` once the fronts listen."""
     client = RESTClient(dataclasses.replace(config, user_agent=USER_AGENT))
     try:
         factory = SharedInformerFactory(client)
@@ -81,11 +108,15 @@ async def run_ingress_controller(
             client, factory, address=options.address, controller=options.controller, recorder=recorder
         )
         proxy = IngressProxy(controller.route)
+        tls_proxy = IngressProxy(controller.route, scheme="https")
         server = await listen(proxy, options)
+        tls_server = await listen_tls(tls_proxy, controller.certificates, options)
         try:
-            controller.port = proxy.port = int(server.sockets[0].getsockname()[1])
+            controller.port = proxy.port = _bound_port(server)
+            if tls_server is not None:
+                controller.tls_port = tls_proxy.port = _bound_port(tls_server)
             if on_listening is not None:
-                on_listening(controller.port)
+                on_listening(controller.port, controller.tls_port)
             log.info("ingress controller listening on http://%s:%d", options.address, controller.port)
             await _ensure_class(client, options)
             async with asyncio.TaskGroup() as tasks:
@@ -93,7 +124,14 @@ async def run_ingress_controller(
                 tasks.create_task(controller.run())
                 tasks.create_task(recorder.run())
         finally:
-            server.close()
+            for front in (server, tls_server):
+                if front is not None:
+                    front.close()
             proxy.close()
+            tls_proxy.close()
     finally:
         await client.close()
+
+
+def _bound_port(server: asyncio.Server) -> int:
+    return int(server.sockets[0].getsockname()[1])

@@ -75,7 +75,7 @@ FLAGS = {
     "--concurrent-namespace-syncs --concurrent-replicaset-syncs --concurrent-serviceaccount-syncs "
     "--controllers --data-dir --fake-nodes --kube-api-burst --kube-api-qps --leader-elect "
     "--min-request-timeout --no-kubeconfig-merge --node-monitor-grace-period --node-monitor-period "
-    "--nodes --port --request-timeout --root-ca-file --scheduler-config --scheduler-secure-port --store "
+    "--ingress-port --ingress-tls-port --nodes --port --request-timeout --root-ca-file --scheduler-config --scheduler-secure-port --store "
     "--use-service-account-credentials",
     "apiserver": "--anonymous-auth --api-audiences --audit-log-compress --audit-log-maxage "
     "--audit-log-maxbackup --audit-log-maxsize --audit-log-path --audit-policy-file --authorization-mode "
@@ -92,6 +92,7 @@ FLAGS = {
     "node-agent": "--address --client-ca-file --data-dir --eviction-hard --kubeconfig --node-name --port "
     "--runtime --tls-cert-file --tls-private-key-file --volume-refresh-delay",
     "kubeconfig": "--data-dir --group --out --user",
+    "ingress-controller": "--kubeconfig --port --tls-port",
 }
 
 

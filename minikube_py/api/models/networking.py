@@ -24,6 +24,8 @@ class ServiceBackendPort(K8sModel):
 class IngressServiceBackend(K8sModel):
     """A Service that receives an ingress's traffic."""
 
+    required_fields = ("name",)
+
     name: str | None = tag(1)
     """Name of the Service, in the ingress's namespace."""
     port: ServiceBackendPort | None = tag(2, "omitempty")
@@ -42,6 +44,8 @@ class IngressBackend(K8sModel):
 class HTTPIngressPath(K8sModel):
     """A path and the backend its requests go to."""
 
+    required_fields = ("pathType", "backend")
+
     path: str | None = tag(1, "omitempty")
     """The path matched against the request's; must start with ``/``."""
     path_type: str | None = tag(3, "*")
@@ -52,6 +56,8 @@ class HTTPIngressPath(K8sModel):
 
 class HTTPIngressRuleValue(K8sModel):
     """HTTP paths and their backends."""
+
+    required_fields = ("paths",)
 
     paths: list[HTTPIngressPath] | None = tag(1)
     """The paths, each with its backend."""
@@ -95,6 +101,8 @@ class IngressSpec(K8sModel):
 
 class IngressPortStatus(K8sModel):
     """The state of one load balancer port."""
+
+    required_fields = ("port", "protocol")
 
     port: Int32 | None = tag(1)
     """The port number."""
@@ -144,6 +152,8 @@ class Ingress(TypeMeta):
 
 class IngressClassParametersReference(K8sModel):
     """A resource holding a class's controller-specific configuration."""
+
+    required_fields = ("kind", "name")
 
     api_group: str | None = tag(1, "*", "omitempty", alias="apiGroup")
     """The group of the referenced resource; empty means the core group."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from minikube_py.cache.factory import SharedInformerFactory
-from minikube_py.client.resourcetypes import SERVICES
+from minikube_py.client.resourcetypes import SECRETS, SERVICES
 from minikube_py.events import FakeRecorder
 from minikube_py.testing.fakeclient import FakeClient
 from nodeagent.ingress.classes import INGRESS_CLASSES, class_manifest
@@ -23,6 +23,7 @@ from tests.waiting import eventually
 class Running:
     url: str
     port: int
+    tls_port: int
     controller: IngressController
     proxy: IngressProxy
 
@@ -32,8 +33,13 @@ async def running_controller(fake: FakeClient) -> AsyncIterator[Running]:
     factory = SharedInformerFactory(fake)
     controller = IngressController(fake, factory, recorder=FakeRecorder())
     proxy = IngressProxy(controller.route)
+    tls_proxy = IngressProxy(controller.route, scheme="https")
     server = await asyncio.start_server(proxy.serve_connection, "127.0.0.1", 0)
+    tls_server = await asyncio.start_server(
+        tls_proxy.serve_connection, "127.0.0.1", 0, ssl=controller.certificates.default
+    )
     controller.port = proxy.port = int(server.sockets[0].getsockname()[1])
+    controller.tls_port = tls_proxy.port = int(tls_server.sockets[0].getsockname()[1])
 
     async def run() -> None:
         async with asyncio.TaskGroup() as tasks:
@@ -43,23 +49,32 @@ async def running_controller(fake: FakeClient) -> AsyncIterator[Running]:
     runner = asyncio.create_task(run())
     try:
         await eventually(controller.has_synced, "the controller's caches")
-        yield Running(f"http://127.0.0.1:{controller.port}", controller.port, controller, proxy)
+        yield Running(
+            f"http://127.0.0.1:{controller.port}", controller.port, controller.tls_port, controller, proxy
+        )
     finally:
         server.close()
+        tls_server.close()
         proxy.close()
+        tls_proxy.close()
         runner.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await runner
 
 
 def seeded(
-    *ingresses: dict[str, Any], services: list[dict[str, Any]], slices: list[dict[str, Any]]
+    *ingresses: dict[str, Any],
+    services: list[dict[str, Any]],
+    slices: list[dict[str, Any]],
+    secrets: tuple[dict[str, Any], ...] = (),
 ) -> FakeClient:
     fake = FakeClient()
     fake.seed(INGRESS_CLASSES, class_manifest())
     fake.seed(INGRESSES, *ingresses)
     fake.seed(SERVICES, *services)
     fake.seed(ENDPOINT_SLICES, *slices)
+    if secrets:
+        fake.seed(SECRETS, *secrets)
     return fake
 
 

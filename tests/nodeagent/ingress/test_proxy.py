@@ -199,7 +199,15 @@ async def test_served_ingresses_get_the_address_in_their_status(backends: dict[s
     async with running_controller(fake) as ing, httpx.AsyncClient(base_url=ing.url) as http:
         wanted = {
             "loadBalancer": {
-                "ingress": [{"ip": "127.0.0.1", "ports": [{"port": ing.port, "protocol": "TCP"}]}]
+                "ingress": [
+                    {
+                        "ip": "127.0.0.1",
+                        "ports": [
+                            {"port": ing.port, "protocol": "TCP"},
+                            {"port": ing.tls_port, "protocol": "TCP"},
+                        ],
+                    }
+                ]
             }
         }
         for name in ("mine", "classless"):  # the class is the default: class-less ones are served
