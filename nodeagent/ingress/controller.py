@@ -23,7 +23,7 @@ from minikube_py.events import Recorder
 from nodeagent.ingress.classes import CONTROLLER_NAME, INGRESS_CLASSES, own_classes, served
 from nodeagent.ingress.endpoints import SERVICE_NAME_LABEL, resolve
 from nodeagent.ingress.proxy import Route
-from nodeagent.ingress.routes import Backend, RoutingTable, build_table
+from nodeagent.ingress.routes import Backend, RoutingTable, build_table, host_name
 from nodeagent.ingress.tls import TLS_SECRET_TYPE, Certificates
 
 INGRESSES = resource_type("networking.k8s.io/v1", "ingresses")
@@ -97,7 +97,9 @@ class IngressController:
         self.certificates.update(served)
         self._dirty.set()
 
-    def route(self, host: str, path: str) -> Route:
+    def route(self, host: str, path: str, scheme: str = "http") -> Route:
+        if scheme == "http" and self.tls_port is not None and self.certificates.redirects(host_name(host)):
+            return Route(None, https_port=self.tls_port)  # ingress-nginx's ssl-redirect
         backend = self.table.match(host, path)
         if backend is None:
             return Route(None)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import h11
 
 from nodeagent.ingress.pages import error_response
-from nodeagent.ingress.routes import Backend
+from nodeagent.ingress.routes import Backend, host_name
 from nodeagent.ingress.upstream import READ_CHUNK, Upstream, UpstreamPool
 
 log = logging.getLogger("ingress")
@@ -44,13 +44,15 @@ Headers = list[tuple[bytes, bytes]]
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """Where a request goes: no backend is the 404; a backend without endpoints the 503."""
+    """Where a request goes: no backend is the 404; a backend without endpoints the 503;
+    ``https_port`` a 308 to the same URL over HTTPS on that port."""
 
     backend: Backend | None
     endpoints: tuple[tuple[str, int], ...] = ()
+    https_port: int | None = None
 
 
-Router = Callable[[str, str], Route]
+Router = Callable[[str, str, str], Route]  # (host, path, scheme) -> Route
 
 
 class Closed(Exception):
@@ -107,7 +109,11 @@ class IngressProxy:
     ) -> None:
         host = _header(request.headers, b"host")
         path = request.target.split(b"?", 1)[0].decode("latin-1")
-        route = self.router(host, path)
+        route = self.router(host, path, self.scheme)
+        if route.https_port is not None:
+            await _drain(conn, reader)
+            await _send_redirect(conn, writer, _https_url(host, route.https_port, request.target))
+            return
         if route.backend is None or not route.endpoints:
             await _drain(conn, reader)
             await _send_error(conn, writer, 404 if route.backend is None else 503)
@@ -281,6 +287,11 @@ def _named(route: Route) -> str:
     return "" if backend is None else f"{backend.ingress} backend {backend.service}:{backend.port}"
 
 
+def _https_url(host: str, port: int, target: bytes) -> str:
+    name = host_name(host)
+    return f"https://{name}{'' if port == 443 else f':{port}'}{target.decode('latin-1')}"
+
+
 def _header(headers: Sequence[tuple[bytes, bytes]], name: bytes) -> str:
     for key, value in headers:
         if key == name:
@@ -337,6 +348,13 @@ async def _drain(conn: h11.Connection, reader: asyncio.StreamReader) -> None:
 
 async def _send_error(conn: h11.Connection, writer: asyncio.StreamWriter, status: int) -> None:
     response, body = error_response(status)
+    await _send(conn, writer, response)
+    await _send(conn, writer, h11.Data(data=body))
+    await _send(conn, writer, h11.EndOfMessage())
+
+
+async def _send_redirect(conn: h11.Connection, writer: asyncio.StreamWriter, location: str) -> None:
+    response, body = error_response(308, location=location)
     await _send(conn, writer, response)
     await _send(conn, writer, h11.Data(data=body))
     await _send(conn, writer, h11.EndOfMessage())

@@ -24,6 +24,7 @@ from minikube_py.pkiutil import issue_serving_certificate, key_pem, new_certific
 
 FAKE_CERTIFICATE_NAME = "Kubernetes Ingress Controller Fake Certificate"
 TLS_SECRET_TYPE = "kubernetes.io/tls"
+SSL_REDIRECT_ANNOTATION = "nginx.ingress.kubernetes.io/ssl-redirect"  # ingress-nginx's opt-out
 log = logging.getLogger("ingress")
 
 
@@ -55,19 +56,30 @@ class Certificates:
         self.default = fake_context()
         self.default.sni_callback = self._choose
         self._hosts: dict[str, tuple[str, str]] = {}  # host or "*.suffix" -> (namespace, secret)
+        self._redirected: set[str] = set()  # hosts (or "*.suffix") whose HTTP goes to HTTPS
         self._contexts: dict[tuple[str, str, str], ssl.SSLContext] = {}
         self._unusable: dict[tuple[str, str], str] = {}
 
     def update(self, ingresses: Iterable[Object]) -> None:
         """The hosts of the Ingresses' ``spec.tls`` (the oldest Ingress wins a host)."""
         hosts: dict[str, tuple[str, str]] = {}
+        redirected: set[str] = set()
         for ing in sorted(ingresses, key=lambda i: str(i["metadata"].get("creationTimestamp") or "")):
             namespace = ing["metadata"].get("namespace", "")
+            annotations = ing["metadata"].get("annotations") or {}
+            redirect = annotations.get(SSL_REDIRECT_ANNOTATION, "true") != "false"
             for entry in (ing.get("spec") or {}).get("tls") or []:
-                if entry.get("secretName"):
-                    for host in entry.get("hosts") or []:
+                for host in entry.get("hosts") or []:
+                    if redirect:
+                        redirected.add(str(host).lower())
+                    if entry.get("secretName"):
                         hosts.setdefault(str(host).lower(), (namespace, str(entry["secretName"])))
-        self._hosts = hosts
+        self._hosts, self._redirected = hosts, redirected
+
+    def redirects(self, host: str) -> bool:
+        """Whether plain HTTP for ``host`` is redirected to HTTPS (its Ingress has TLS for it
+        and does not opt out with ``nginx.ingress.kubernetes.io/ssl-redirect: "false"``)."""
+        return host in self._redirected or ("." in host and "*." + host.split(".", 1)[1] in self._redirected)
 
     def context_for(self, server_name: str) -> ssl.SSLContext | None:
         name = server_name.lower()

@@ -2,18 +2,24 @@
 its class exists and is the default, ``kubectl create ingress`` gets it and the controller's
 address in its status, two Deployments of the demo ``nginx`` image behind two Services are
 reached by their hosts (``a.localhost``, ``b.localhost``) on 127.0.0.1:P, an unknown host is
-404 and a missing Service 503 (logged once); kubectl 1.27, 1.32 and 1.33 print the rows."""
+404 and a missing Service 503 (logged once); kubectl 1.27, 1.32 and 1.33 print the rows; TLS
+with a ``kubectl create secret tls`` Secret."""
 
 from __future__ import annotations
 
 import json
 import re
+import socket
+import ssl
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from cryptography.hazmat.primitives import serialization
 
+from minikube_py.pkiutil import issue_serving_certificate, key_pem, new_certificate_authority
 from tests.cluster import KUBECTL_DIR, Cluster, eventually, kubectl, running_up
 from tests.cluster import kubectl_json as get
 from tests.cluster import kubectl_ok as ok
@@ -25,16 +31,24 @@ PORT = 18090  # the nginx containers' port (process pods may not bind below 1024
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from running_up(tmp_path_factory.mktemp("ingress"), flags=["--nodes", "1", "--ingress-port", "0"])
+    flags = ["--nodes", "1", "--ingress-port", "0", "--ingress-tls-port", "0"]
+    yield from running_up(tmp_path_factory.mktemp("ingress"), flags=flags)
+
+
+def _announced(cluster: Cluster, scheme: str) -> int:
+    pattern = rf"^ingress: {scheme}://127\.0\.0\.1:(\d+)$"
+    found = eventually(lambda: re.search(pattern, cluster.stdout.read_text(), re.M), f"up's {scheme} line")
+    return int(found.group(1))
 
 
 @pytest.fixture(scope="module")
 def ingress_port(cluster: Cluster) -> int:
-    found = eventually(
-        lambda: re.search(r"^ingress: http://127\.0\.0\.1:(\d+)$", cluster.stdout.read_text(), re.M),
-        "up's ingress line",
-    )
-    return int(found.group(1))
+    return _announced(cluster, "http")
+
+
+@pytest.fixture(scope="module")
+def tls_port(cluster: Cluster) -> int:
+    return _announced(cluster, "https")
 
 
 def endpoint_slice(cluster: Cluster, service: str) -> None:
@@ -78,8 +92,11 @@ def test_the_class_is_the_default_and_named_by_new_ingresses(cluster: Cluster, w
     assert get(cluster, "ingress", "web")["spec"]["ingressClassName"] == "minikube-py"
 
 
-def test_status_and_rows_name_the_controllers_address(cluster: Cluster, web: None, ingress_port: int) -> None:
-    wanted = {"ingress": [{"ip": "127.0.0.1", "ports": [{"port": ingress_port, "protocol": "TCP"}]}]}
+def test_status_and_rows_name_the_controllers_address(
+    cluster: Cluster, web: None, ingress_port: int, tls_port: int
+) -> None:
+    ports = [{"port": ingress_port, "protocol": "TCP"}, {"port": tls_port, "protocol": "TCP"}]
+    wanted = {"ingress": [{"ip": "127.0.0.1", "ports": ports}]}
     eventually(lambda: get(cluster, "ing", "web")["status"]["loadBalancer"] == wanted, "the status")
     for minor in ("1.27", "1.33", None):
         binary = str(KUBECTL_DIR / f"kubectl.{minor}") if minor else "kubectl"
@@ -169,3 +186,37 @@ def test_api_resources_and_explain(cluster: Cluster) -> None:
     assert rows["ingressclasses"][1:] == ["networking.k8s.io/v1", "false", "IngressClass"]
     explained = ok(cluster, "explain", "ingress.spec.rules.http.paths.pathType")
     assert "FIELD: pathType" in explained and "Exact" in explained
+
+
+def test_tls_from_a_kubectl_made_secret(cluster: Cluster, web: None, tls_port: int, tmp_path: Path) -> None:
+    ca = new_certificate_authority("e2e ingress CA")
+    certificate, key = issue_serving_certificate(ca, dns_names=["secure.localhost"], ip_addresses=[])
+    (tmp_path / "tls.crt").write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "tls.key").write_bytes(key_pem(key))
+    ok(
+        cluster,
+        "create",
+        "secret",
+        "tls",
+        "secure-tls",
+        f"--cert={tmp_path / 'tls.crt'}",
+        f"--key={tmp_path / 'tls.key'}",
+    )
+    ok(cluster, "create", "ingress", "secure", "--rule=secure.localhost/*=a:80,tls=secure-tls")
+    context = ssl.create_default_context(
+        cadata=ca.certificate.public_bytes(serialization.Encoding.PEM).decode()
+    )
+
+    def fetch() -> bytes | None:
+        address = ("127.0.0.1", tls_port)
+        with (
+            socket.create_connection(address, timeout=10) as raw,
+            context.wrap_socket(raw, server_hostname="secure.localhost") as tls,
+        ):
+            tls.sendall(b"GET /secure HTTP/1.1\r\nHost: secure.localhost\r\nConnection: close\r\n\r\n")
+            answer = b"".join(iter(lambda: tls.recv(65536), b""))
+        return answer if answer.startswith(b"HTTP/1.1 200 ") else None
+
+    assert b"Welcome to nginx!" in eventually(fetch, "the page over TLS with the secret's certificate")
+    rows = ok(cluster, "get", "ing", "secure").splitlines()
+    assert rows[1].split()[4:6] == ["80,", "443"]  # kubectl's PORTS for an Ingress with TLS

@@ -13,6 +13,7 @@ import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
@@ -142,3 +143,31 @@ async def test_a_renewed_secret_is_served_at_once(backend: Backend) -> None:
             return now.serial_number != first.serial_number
 
         await eventually(serial, "the renewed certificate")
+
+
+async def test_plain_http_to_a_tls_host_is_redirected_unless_the_ingress_opts_out(backend: Backend) -> None:
+    opted_out = ingress(
+        "plain",
+        rule("both.localhost", ("/", "Prefix", "a", 80)),
+        tls=[{"hosts": ["both.localhost"], "secretName": "s"}],
+    )
+    opted_out["metadata"]["annotations"] = {"nginx.ingress.kubernetes.io/ssl-redirect": "false"}
+    fake = seeded(
+        ingress(
+            "secure",
+            rule("secure.localhost", ("/", "Prefix", "a", 80)),
+            tls=[{"hosts": ["secure.localhost"], "secretName": "s"}],
+        ),
+        opted_out,
+        services=[service("a")],
+        slices=[endpoint_slice("a", backend.port)],
+        secrets=(tls_secret("s", "secure.localhost", "both.localhost"),),
+    )
+    async with running_controller(fake) as ing, httpx.AsyncClient(base_url=ing.url) as http:
+        moved = await http.get("/app?x=1", headers={"Host": "secure.localhost"})
+        assert moved.status_code == 308
+        assert moved.headers["location"] == f"https://secure.localhost:{ing.tls_port}/app?x=1"
+        served = await http.get("/", headers={"Host": "both.localhost"})
+        assert served.status_code == 200 and served.json()["headers"]["x-forwarded-proto"] == "http"
+        answer, _ = await https_get(ing.tls_port, "secure.localhost", trusting())
+        assert answer.startswith(b"HTTP/1.1 200 ")  # HTTPS itself is not redirected
