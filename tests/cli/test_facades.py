@@ -54,6 +54,7 @@ def test_the_command_lines_own_help_imports_no_component(argv: list[str]) -> Non
         ("controller-manager", "controllers"),
         ("scheduler", "scheduler"),
         ("node-agent", "nodeagent"),
+        ("ingress-controller", "nodeagent"),
     ],
 )
 @pytest.mark.e2e  # starts python processes
@@ -75,7 +76,8 @@ FLAGS = {
     "--concurrent-namespace-syncs --concurrent-replicaset-syncs --concurrent-serviceaccount-syncs "
     "--controllers --data-dir --fake-nodes --kube-api-burst --kube-api-qps --leader-elect "
     "--min-request-timeout --no-kubeconfig-merge --node-monitor-grace-period --node-monitor-period "
-    "--ingress-port --ingress-tls-port --nodes --port --request-timeout --root-ca-file --scheduler-config --scheduler-secure-port --store "
+    "--ingress-port --ingress-tls-port --nodes --port --request-timeout --root-ca-file --scheduler-config "
+    "--scheduler-secure-port --store "
     "--use-service-account-credentials",
     "apiserver": "--anonymous-auth --api-audiences --audit-log-compress --audit-log-maxage "
     "--audit-log-maxbackup --audit-log-maxsize --audit-log-path --audit-policy-file --authorization-mode "
