@@ -143,6 +143,10 @@ class IngressController:
                 log.warning("ingress status update failed, retrying: %s", err)
                 await self.clock.sleep(STATUS_RETRY)
                 self._dirty.set()
+            except Exception:  # a bug here must not stop the routing (nor, in up, the cluster)
+                log.exception("ingress status update failed, retrying")
+                await self.clock.sleep(STATUS_RETRY)
+                self._dirty.set()
 
     def _announce(self, ingress: Object) -> None:
         """ingress-nginx's ``Sync`` event, once per served Ingress and generation."""

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from minikube_py.api import errors
 from minikube_py.client.resourcetypes import SERVICES
 from nodeagent.ingress.controller import ENDPOINT_SLICES, INGRESSES
 from tests.nodeagent.ingress.backends import Backend, refused_port
@@ -290,3 +291,18 @@ async def test_a_request_that_is_not_http_is_answered_400(backends: dict[str, Ba
         answer = await reader.read()
         writer.close()
         assert answer.startswith(b"HTTP/1.1 400 ")
+
+
+async def test_a_failed_status_write_is_retried(backends: dict[str, Backend]) -> None:
+    fake = seeded(
+        ingress("mine", rule("a.io", ("/", "Prefix", "a", 80))),
+        services=[service("a")],
+        slices=[endpoint_slice("a", backends["a"].port)],
+    )
+    fake.fail("update", "ingresses", errors.ApiError(500, "InternalError", "etcd is sulking"), times=2)
+    async with running_controller(fake) as ing:
+        await eventually(
+            lambda: fake.stored(INGRESSES, "default", "mine")["status"], "the status", timeout=10
+        )  # type: ignore[index]
+        assert len(fake.filter_actions("update", "ingresses")) == 3
+        assert ing.controller.route("a.io", "/").endpoints  # routing went on meanwhile
