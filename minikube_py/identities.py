@@ -69,3 +69,13 @@ def ensure_dns_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
     """The cluster DNS server's kubeconfig (``system:kube-dns``; see ``KUBE_DNS``)."""
     name, user, groups = KUBE_DNS
     return ensure_identity(data_dir, pki, name, user, groups, server)
+
+
+INGRESS_CONTROLLER = ("ingress-controller", "system:ingress-controller", ())
+
+
+def ensure_ingress_controller_identity(data_dir: Path, pki: ClusterPKI, server: str) -> Path:
+    """The built-in ingress controller's kubeconfig (bound to the ``system:ingress-controller``
+    ClusterRole, ingress-nginx's rules)."""
+    name, user, groups = INGRESS_CONTROLLER
+    return ensure_identity(data_dir, pki, name, user, groups, server)

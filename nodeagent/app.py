@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from minikube_py.gctuning import tune_gc
 from minikube_py.identities import (
     ensure_dns_identity,
     ensure_fake_nodes_identity,
+    ensure_ingress_controller_identity,
     ensure_node_identity,
     ensure_proxy_identity,
 )
@@ -34,12 +35,15 @@ __all__ = [
     "CONFIG_ERRORS",
     "add_dns_flags",
     "add_flags",
+    "add_ingress_flags",
     "add_proxy_flags",
     "cluster_agents",
     "cluster_dns",
+    "cluster_ingress_controller",
     "cluster_proxy",
     "run_command",
     "run_dns_command",
+    "run_ingress_command",
     "run_proxy_command",
 ]
 
@@ -146,3 +150,37 @@ def cluster_dns(data_dir: Path, pki: ClusterPKI, server: str, domain: str) -> Co
     (the kube-dns Endpoints name it) and the host's resolv.conf nameservers upstream."""
     options = dns_options.DNSOptions(port=0, domain=domain, metrics_port=0)
     return run_dns(load_kubeconfig(ensure_dns_identity(data_dir, pki, server)), options)
+
+
+# The built-in ingress controller (``minikube-py ingress-controller``; in ``up``).
+
+
+def add_ingress_flags(parser: argparse.ArgumentParser) -> None:
+    """``minikube-py ingress-controller``'s flags."""
+    from nodeagent.ingress import options
+
+    options.add_flags(parser)
+
+
+async def run_ingress_command(args: argparse.Namespace) -> None:
+    """``minikube-py ingress-controller``: serve the Ingresses of class ``minikube-py`` until
+    cancelled."""
+    from nodeagent.ingress import options, run
+
+    await run.run_ingress_controller(load_kubeconfig(args.kubeconfig), options.ingress_options(args))
+
+
+def cluster_ingress_controller(
+    data_dir: Path,
+    pki: ClusterPKI,
+    server: str,
+    port: int,
+    tls_port: int | None,
+    on_listening: Callable[[int, int | None], None],
+) -> Coroutine[Any, Any, None]:
+    """``up``'s ingress controller on ``127.0.0.1:port`` (and ``tls_port``, None: no TLS) with
+    its own identity; ``on_listening(port, tls_port)`` once it listens."""
+    from nodeagent.ingress.run import IngressOptions, run_ingress_controller
+
+    config = load_kubeconfig(ensure_ingress_controller_identity(data_dir, pki, server))
+    return run_ingress_controller(config, IngressOptions(port=port, tls_port=tls_port), on_listening)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from apiserver.admission.chain import AdmissionChain
 from apiserver.admission.interfaces import PluginLookup
 from apiserver.admission.plugins import (
+    defaultingressclass,
     defaulttolerationseconds,
     limitranger,
     namespacelifecycle,
@@ -35,6 +36,7 @@ ORDERED = (
     "PodSecurity",
     "Priority",
     "DefaultTolerationSeconds",
+    "DefaultIngressClass",
     "MutatingAdmissionWebhook",
     "ValidatingAdmissionWebhook",
     "ResourceQuota",
@@ -57,6 +59,7 @@ def _factories() -> dict[str, Factory]:
         "PodSecurity": podsecurity.PodSecurity,
         "Priority": priority.Priority,
         "DefaultTolerationSeconds": defaulttolerationseconds.DefaultTolerationSeconds,
+        "DefaultIngressClass": defaultingressclass.DefaultIngressClass,
         "MutatingAdmissionWebhook": MutatingAdmissionWebhook,
         "ValidatingAdmissionWebhook": ValidatingAdmissionWebhook,
         "ResourceQuota": resourcequota.ResourceQuota,

@@ -242,6 +242,20 @@ ADMIN_RULES = [
 ]
 
 
+# The built-in ingress controller (``nodeagent.ingress``): ingress-nginx's ClusterRole for what
+# it reads and writes, plus create on ingressclasses: it ensures its own class (ingress-nginx's
+# chart creates it instead).
+INGRESS_CONTROLLER_RULES = [
+    rule(("list", "watch"), "", ("configmaps", "endpoints", "nodes", "pods", "secrets", "namespaces")),
+    rule(READ, "", ("services",)),
+    rule(READ, "networking.k8s.io", ("ingresses",)),
+    rule("update", "networking.k8s.io", ("ingresses/status",)),
+    rule(("get", "list", "watch", "create"), "networking.k8s.io", ("ingressclasses",)),
+    rule(READ, "discovery.k8s.io", ("endpointslices",)),
+    events_rule(),
+]
+
+
 def _selector(target: str) -> Object:
     return {"clusterRoleSelectors": [{"matchLabels": {AGGREGATE + target: "true"}}]}
 
@@ -340,6 +354,7 @@ def cluster_roles() -> list[Object]:
         _role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
         # ours: the service proxy writes LoadBalancer ingress (upstream: the cloud controller)
         _role(SERVICE_LB_ROLE, [rule(("get", "patch", "update"), "", ("services/status",))]),
+        _role("system:ingress-controller", INGRESS_CONTROLLER_RULES),
         *kube_dns_roles(),
     ]
 
@@ -393,4 +408,5 @@ def cluster_role_bindings() -> list[Object]:
         _binding(SERVICE_LB_ROLE, [("User", "system:kube-proxy")]),
         _binding("system:coredns", [("User", "system:kube-dns")]),
         _binding("system:minikube-py:kube-dns", [("User", "system:kube-dns")]),
+        _binding("system:ingress-controller", [("User", "system:ingress-controller")]),
     ]

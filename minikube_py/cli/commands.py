@@ -78,6 +78,13 @@ def _dns(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=app.run_dns_command, config_errors=app.CONFIG_ERRORS)
 
 
+def _ingress_controller(parser: argparse.ArgumentParser) -> None:
+    import nodeagent.app as app
+
+    app.add_ingress_flags(parser)
+    parser.set_defaults(run=app.run_ingress_command, config_errors=app.CONFIG_ERRORS)
+
+
 def _kubeconfig(parser: argparse.ArgumentParser) -> None:
     from minikube_py.cli import kubeconfig_cmd
 
@@ -136,6 +143,13 @@ COMMANDS = (
         "Services and EndpointSlices, forward other names upstream, and keep the kube-system/kube-dns "
         "Service and Endpoints pointing at it.",
         _dns,
+    ),
+    Command(
+        "ingress-controller",
+        "run the built-in ingress controller",
+        "Serve the Ingresses of IngressClass minikube-py over HTTP on 127.0.0.1, "
+        "straight to their Services' ready endpoints.",
+        _ingress_controller,
     ),
     Command(
         "kubeconfig",

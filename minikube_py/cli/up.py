@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ipaddress
 import logging
 import shlex
 from collections.abc import Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import apiserver.app
 import controllers.app
 import scheduler.app
+from minikube_py.cli.components import Components, PodNetworkError, cluster_dns_ip, node_components
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.datadir import DEFAULT_DATA_DIR, DataDirError, prepare_data_dir
 from minikube_py.identities import ensure_component_identities
@@ -41,22 +41,12 @@ from minikube_py.network import (
     DEFAULT_CLUSTER_CIDR,
     DEFAULT_NODE_CIDR_MASK_SIZE,
     loopback_network,
-    node_cidr_count,
-    node_cidrs,
 )
-from minikube_py.pki import ClusterPKI, ensure_cluster_pki, load_certificate_authority
+from minikube_py.pki import ClusterPKI, ensure_cluster_pki
 
 logger = logging.getLogger("kubeconfig")
 
 ADMIN_KUBECONFIG_USER = "minikube-py-admin"
-# the cluster domain (kubelet's --cluster-domain, the DNS server's zone)
-CLUSTER_DOMAIN = "cluster.local"
-
-
-class PodNetworkError(Exception):
-    """The nodes asked for do not fit the pod network (``--cluster-cidr``). One line."""
-
-
 # errors of bad input, reported as one line (exit 2) without a traceback (the node agents'
 # are the shared library's: kubeconfig and PKI errors, which main reports for every command)
 CONFIG_ERRORS: tuple[type[Exception], ...] = (
@@ -66,54 +56,6 @@ CONFIG_ERRORS: tuple[type[Exception], ...] = (
     *controllers.app.CONFIG_ERRORS,
     *scheduler.app.CONFIG_ERRORS,
 )
-
-
-@dataclass(frozen=True)
-class Components:
-    """What ``up`` runs besides the apiserver: the controller-manager's and the scheduler's
-    options, ``nodes`` process-runtime node agents and ``fake_nodes`` simulated ones, each node
-    with a range of ``cluster_cidr`` (``/node_cidr_mask_size``), process nodes first."""
-
-    manager: controllers.app.ManagerOptions = field(default_factory=controllers.app.ManagerOptions)
-    scheduling: scheduler.app.SchedulerOptions = field(default_factory=scheduler.app.SchedulerOptions)
-    nodes: int = 0
-    fake_nodes: int = 0
-    cluster_cidr: str = DEFAULT_CLUSTER_CIDR
-    node_cidr_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE
-    # the kube-dns Service's ClusterIP, the pods' nameserver: the service range's tenth
-    # address, as kubeadm's (``up`` sets it from --service-cluster-ip-range)
-    cluster_dns_ip: str = "127.96.0.10"
-
-    def pod_cidrs(self) -> list[str]:
-        """The nodes' ranges in order (``node-1..N``, then ``fake-1..M``); ``PodNetworkError``
-        when they do not fit."""
-        wanted = self.nodes + self.fake_nodes
-        prefix = int(self.cluster_cidr.rsplit("/", 1)[1])
-        if wanted and self.node_cidr_mask_size < prefix:
-            raise PodNetworkError(
-                f"--node-cidr-mask-size {self.node_cidr_mask_size} is shorter than the prefix of "
-                f"--cluster-cidr {self.cluster_cidr}: a node's range must fit in the pod network"
-            )
-        room = max_nodes(self.cluster_cidr, self.node_cidr_mask_size)
-        if wanted > room:
-            raise PodNetworkError(
-                f"--cluster-cidr {self.cluster_cidr} with --node-cidr-mask-size {self.node_cidr_mask_size} "
-                f"has room for {room} nodes, but --nodes {self.nodes} and --fake-nodes {self.fake_nodes} "
-                f"ask for {wanted}"
-            )
-        ranges = node_cidrs(self.cluster_cidr, self.node_cidr_mask_size)
-        return [next(ranges) for _ in range(wanted)]
-
-
-def cluster_dns_ip(kubernetes_ip: str) -> str:
-    """The cluster DNS address: the ``kubernetes`` Service's (the range's first) plus nine,
-    the range's tenth address (the DNS server derives its ClusterIP the same way)."""
-    return str(ipaddress.ip_address(kubernetes_ip) + 9)
-
-
-def max_nodes(cluster_cidr: str, mask_size: int) -> int:
-    """How many nodes (process or simulated) the pod network has ranges for."""
-    return node_cidr_count(cluster_cidr, mask_size)
 
 
 async def up(
@@ -161,56 +103,12 @@ async def run_components(
     kubeconfigs = ensure_component_identities(data_dir, pki, server)
     # in a thread, so that the apiserver keeps answering while the controllers load
     await asyncio.to_thread(controllers.app.load_controllers)
-    agents = await node_agents(data_dir, pki, server, components)
+    on_nodes = await node_components(data_dir, pki, server, components)
     await run_together(
         controllers.app.run(load_kubeconfig(kubeconfigs["controller-manager"]), components.manager),
         scheduler.app.run_scheduler(load_kubeconfig(kubeconfigs["scheduler"]), components.scheduling),
-        *agents,
-        *cluster_dns(data_dir, pki, server, components),
+        *on_nodes,
     )
-
-
-def cluster_dns(
-    data_dir: Path, pki: ClusterPKI, server: str, components: Components
-) -> list[Coroutine[Any, Any, None]]:
-    """The cluster DNS server (``nodeagent.app.cluster_dns``) when node agents run (imported by
-    ``node_agents``): the control plane alone (``--nodes 0``) imports no node code, as before."""
-    if not (components.nodes or components.fake_nodes):
-        return []
-    import nodeagent.app  # imported by node_agents, in a thread
-
-    return [nodeagent.app.cluster_dns(data_dir, pki, server, CLUSTER_DOMAIN)]
-
-
-async def node_agents(
-    data_dir: Path, pki: ClusterPKI, server: str, components: Components
-) -> list[Coroutine[Any, Any, None]]:
-    """The node agents' coroutines. The node agent is imported only when ``up`` runs agents, and
-    in a thread: the apiserver listens by now and keeps answering meanwhile."""
-    if not (components.nodes or components.fake_nodes):
-        return []
-    await asyncio.to_thread(_import_node_agent)
-    import nodeagent.app  # imported by now
-
-    ca = load_certificate_authority(pki.ca)
-    agents = nodeagent.app.cluster_agents(
-        data_dir,
-        pki,
-        ca,
-        server,
-        components.nodes,
-        components.fake_nodes,
-        pod_cidrs=components.pod_cidrs(),
-        cluster_dns=(components.cluster_dns_ip,),
-    )
-    agents.append(  # the service proxy: one for the whole cluster
-        nodeagent.app.cluster_proxy(data_dir, pki, server, components.nodes)
-    )
-    return agents
-
-
-def _import_node_agent() -> None:
-    import nodeagent.app  # noqa: F401  (the import is the point)
 
 
 async def serve_with_components(
@@ -291,6 +189,22 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         help="simulated nodes fake-1..N, served by one agent (default %(default)s)",
     )
     parser.add_argument(
+        "--ingress-port",
+        type=_port,
+        default=80,
+        metavar="PORT",
+        help="the built-in ingress controller's HTTP port on 127.0.0.1 (default %(default)s; "
+        "0 picks a free port; -1 runs no ingress controller)",
+    )
+    parser.add_argument(
+        "--ingress-tls-port",
+        type=_port,
+        default=443,
+        metavar="PORT",
+        help="its HTTPS port on 127.0.0.1, certificates from the Ingresses' spec.tls Secrets "
+        "(default %(default)s; 0 picks a free port; -1 serves no TLS)",
+    )
+    parser.add_argument(
         "--no-kubeconfig-merge",
         action="store_true",
         help="do not merge the minikube-py cluster, user and context into the kubeconfig kubectl "
@@ -332,6 +246,8 @@ async def run_command(args: argparse.Namespace) -> None:
         fake_nodes=args.fake_nodes,
         cluster_cidr=args.cluster_cidr,
         node_cidr_mask_size=args.node_cidr_mask_size,
+        ingress_port=None if args.ingress_port < 0 else args.ingress_port,
+        ingress_tls_port=None if args.ingress_tls_port < 0 else args.ingress_tls_port,
     )
     components.pod_cidrs()  # nodes that do not fit are refused before anything starts
     await up(
@@ -352,6 +268,13 @@ def _cluster_cidr(text: str) -> str:
 def _mask_size(text: str) -> int:
     if not text.isdigit() or not 8 <= int(text) <= 30:
         raise argparse.ArgumentTypeError(f"invalid --node-cidr-mask-size {text!r} (want 8 to 30)")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    """A port number, 0 (any free port) or -1 (off)."""
+    if text != "-1" and not (text.isdigit() and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"invalid port {text!r} (want 0-65535, or -1 for none)")
     return int(text)
 
 

@@ -186,6 +186,10 @@ def start_up(
     args += network_flags(network, flags)
     if not any(flag.startswith("--nodes") for flag in flags):
         args += ["--nodes", "0"]
+    if not any(flag.startswith("--ingress-port") for flag in flags):
+        args += ["--ingress-port", "0"]  # a free port: test clusters never contend for port 80
+    if not any(flag.startswith("--ingress-tls-port") for flag in flags):
+        args += ["--ingress-tls-port", "0"]
     if home is None:
         args.append("--no-kubeconfig-merge")
     logs = tmp / f"logs-{time.monotonic_ns()}"

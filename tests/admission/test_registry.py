@@ -25,6 +25,7 @@ DEFAULTS = (
     "PodSecurity",
     "Priority",
     "DefaultTolerationSeconds",
+    "DefaultIngressClass",
     "ResourceQuota",
 )
 

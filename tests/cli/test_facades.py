@@ -55,6 +55,7 @@ def test_the_command_lines_own_help_imports_no_component(argv: list[str]) -> Non
         ("scheduler", "scheduler"),
         ("node-agent", "nodeagent"),
         ("dns", "nodeagent"),
+        ("ingress-controller", "nodeagent"),
     ],
 )
 @pytest.mark.e2e  # starts python processes
@@ -80,6 +81,7 @@ FLAGS = {
     "--min-request-timeout --no-kubeconfig-merge --node-cidr-mask-size --node-monitor-grace-period "
     "--node-monitor-period --nodes --port --request-timeout --root-ca-file --scheduler-config "
     "--scheduler-secure-port --service-cluster-ip-range --service-node-port-range --store "
+    "--ingress-port --ingress-tls-port "
     "--use-service-account-credentials",
     "apiserver": "--anonymous-auth --api-audiences --audit-log-compress --audit-log-maxage "
     "--audit-log-maxbackup --audit-log-maxsize --audit-log-path --audit-policy-file --authorization-mode "
@@ -106,6 +108,7 @@ FLAGS = {
     "--min-sync-period --node-name --sync-period --udp-timeout",
     "dns": "--cluster-domain --cluster-ip --kubeconfig --listen --metrics-port --resolv-conf --upstream",
     "kubeconfig": "--data-dir --group --out --user",
+    "ingress-controller": "--kubeconfig --port --tls-port",
 }
 
 

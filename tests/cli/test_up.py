@@ -120,7 +120,9 @@ def test_client_certificates_are_optional_but_must_chain_to_the_ca(cluster: Clus
 
 
 def test_prints_the_kubeconfig_hint(cluster: Cluster) -> None:
-    assert cluster.stdout.read_text() == f"export KUBECONFIG={cluster.kubeconfig}\n"
+    first, *rest = cluster.stdout.read_text().splitlines()  # then the ingress controller's lines
+    assert first == f"export KUBECONFIG={cluster.kubeconfig}"
+    assert all(line.startswith("ingress: http") for line in rest), rest
 
 
 def test_admin_kubeconfig_points_at_the_cluster(cluster: Cluster) -> None:

@@ -1,8 +1,5 @@
-"""networking.k8s.io/v1 Ingress: outside HTTP(S) routes to Services.
-
-Not served yet; described so that kubectl's protobuf ``create ingress`` decodes (and is then
-answered 404 like any unserved kind).
-"""
+"""networking.k8s.io/v1 Ingress and IngressClass: outside HTTP(S) routes to Services, and the
+classes of controllers that implement them."""
 
 from __future__ import annotations
 
@@ -10,6 +7,7 @@ from minikube_py.api.models.base import Int32, K8sModel
 from minikube_py.api.models.core_refs import TypedLocalObjectReference
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
+from minikube_py.api.scheme import STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.networking.v1"
 
@@ -25,6 +23,8 @@ class ServiceBackendPort(K8sModel):
 
 class IngressServiceBackend(K8sModel):
     """A Service that receives an ingress's traffic."""
+
+    required_fields = ("name",)
 
     name: str | None = tag(1)
     """Name of the Service, in the ingress's namespace."""
@@ -44,6 +44,8 @@ class IngressBackend(K8sModel):
 class HTTPIngressPath(K8sModel):
     """A path and the backend its requests go to."""
 
+    required_fields = ("pathType", "backend")
+
     path: str | None = tag(1, "omitempty")
     """The path matched against the request's; must start with ``/``."""
     path_type: str | None = tag(3, "*")
@@ -54,6 +56,8 @@ class HTTPIngressPath(K8sModel):
 
 class HTTPIngressRuleValue(K8sModel):
     """HTTP paths and their backends."""
+
+    required_fields = ("paths",)
 
     paths: list[HTTPIngressPath] | None = tag(1)
     """The paths, each with its backend."""
@@ -98,6 +102,8 @@ class IngressSpec(K8sModel):
 class IngressPortStatus(K8sModel):
     """The state of one load balancer port."""
 
+    required_fields = ("port", "protocol")
+
     port: Int32 | None = tag(1)
     """The port number."""
     protocol: str | None = tag(2)
@@ -134,9 +140,50 @@ class IngressStatus(K8sModel):
 class Ingress(TypeMeta):
     """Rules that route outside HTTP(S) traffic to Services of the cluster."""
 
+    kinds = (Served("networking.k8s.io", "v1", "ingresses", True, ("ing",), subresources=(STATUS,)),)
+
     metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
     spec: IngressSpec | None = tag(2, "omitempty")
     """The desired behaviour of the ingress."""
     status: IngressStatus | None = tag(3, "omitempty")
     """The most recently observed status of the ingress."""
+
+
+class IngressClassParametersReference(K8sModel):
+    """A resource holding a class's controller-specific configuration."""
+
+    required_fields = ("kind", "name")
+
+    api_group: str | None = tag(1, "*", "omitempty", alias="apiGroup")
+    """The group of the referenced resource; empty means the core group."""
+    kind: str | None = tag(2)
+    """The kind of the referenced resource."""
+    name: str | None = tag(3)
+    """The name of the referenced resource."""
+    scope: str | None = tag(4, "*", "omitempty")
+    """``Cluster`` (the default) or ``Namespace``."""
+    namespace: str | None = tag(5, "*", "omitempty")
+    """The namespace of the resource, required when scope is ``Namespace``."""
+
+
+class IngressClassSpec(K8sModel):
+    """Which controller implements the class."""
+
+    controller: str | None = tag(1, "omitempty")
+    """The domain-prefixed name of the controller (``example.com/ingress-controller``); immutable."""
+    parameters: IngressClassParametersReference | None = tag(2, "*", "omitempty")
+    """Additional configuration for the controller."""
+
+
+class IngressClass(TypeMeta):
+    """A class of Ingresses: the controller that implements them. The annotation
+    ``ingressclass.kubernetes.io/is-default-class: "true"`` makes it the class of new
+    Ingresses that name none."""
+
+    kinds = (Served("networking.k8s.io", "v1", "ingressclasses", False),)
+
+    metadata: ObjectMeta | None = tag(1, "omitempty")
+    """Standard object metadata."""
+    spec: IngressClassSpec | None = tag(2, "omitempty")
+    """The desired state of the class."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from minikube_py.api.models import authentication, meta, networking, policy
+from minikube_py.api.models import authentication, meta, policy
 from minikube_py.api.models.base import K8sModel
 from minikube_py.api.models.registry import MODELS
 from minikube_py.api.models.tags import tag_of
@@ -33,7 +33,6 @@ UNREGISTERED: dict[tuple[str, str], type[K8sModel]] = {
     ("authentication.k8s.io/v1alpha1", "SelfSubjectReview"): authentication.SelfSubjectReview,
     ("policy/v1beta1", "Eviction"): policy.Eviction,  # same fields; upstream's eviction takes both
     ("policy/v1", "PodDisruptionBudget"): policy.PodDisruptionBudget,
-    ("networking.k8s.io/v1", "Ingress"): networking.Ingress,
 }
 
 
