@@ -27,7 +27,7 @@ import websocket
 from kubernetes import client, config
 from kubernetes.stream import portforward
 
-from tests.cluster import Cluster, eventually, free_port, start_up
+from tests.cluster import Cluster, eventually, free_port, kubectl, start_up
 from tests.nodeagent.e2e.test_agent_kubectl import container_state, run_pod
 
 pytestmark = pytest.mark.e2e
@@ -64,20 +64,26 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         tmp_path_factory.mktemp("portforward"), free_port(), flags=["--nodes", "1", "--fake-nodes", "1"]
     )
     running.wait_ready()
-    server = {
-        "name": "server",
-        "image": "python",
-        "command": [sys.executable, "-u", "-c", SERVER],
-        "readinessProbe": {"tcpSocket": {"port": GREETER}, "periodSeconds": 1},
-    }
-    run_pod(running, "echo", {"containers": [server]})
-    run_pod(running, "sim", {"containers": [{"name": "c", "image": "x"}]}, node="fake-1")
-    web = {"name": "nginx", "image": "nginx", "ports": [{"containerPort": 8080}]}
-    run_pod(running, "web", {"containers": [web]})
-    core = client.CoreV1Api(config.new_client_from_config(config_file=str(running.kubeconfig)))
-    eventually(lambda: ready(core, "echo"), "the echo server to be ready")
-    eventually(lambda: "running" in container_state(running, "sim"), "sim to run")
-    eventually(lambda: "running" in container_state(running, "web"), "web to run")
+    try:
+        # pods need the namespace's default service account, which a controller creates
+        eventually(lambda: kubectl(running, "get", "serviceaccount", "default").returncode == 0, "default SA")
+        server = {
+            "name": "server",
+            "image": "python",
+            "command": [sys.executable, "-u", "-c", SERVER],
+            "readinessProbe": {"tcpSocket": {"port": GREETER}, "periodSeconds": 1},
+        }
+        run_pod(running, "echo", {"containers": [server]})
+        run_pod(running, "sim", {"containers": [{"name": "c", "image": "x"}]}, node="fake-1")
+        web = {"name": "nginx", "image": "nginx", "ports": [{"containerPort": 8080}]}
+        run_pod(running, "web", {"containers": [web]})
+        core = client.CoreV1Api(config.new_client_from_config(config_file=str(running.kubeconfig)))
+        eventually(lambda: ready(core, "echo"), "the echo server to be ready")
+        eventually(lambda: "running" in container_state(running, "sim"), "sim to run")
+        eventually(lambda: "running" in container_state(running, "web"), "web to run")
+    except BaseException:  # a failed set-up must not leave the cluster running
+        running.stop()
+        raise
     yield running
     if running.process.poll() is None:
         running.stop()
