@@ -34,7 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.client.resourcetypes import NODES, PODS, SERVICEACCOUNTS
+from minikube_py.network import DEFAULT_CLUSTER_CIDR
 from minikube_py.testing.cluster import free_port, start_up
+from minikube_py.testing.slots import NODES_PER_SLOT
 
 NAMESPACE = "default"
 
@@ -137,6 +139,8 @@ async def burst(client: RESTClient, count: int) -> None:
 async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         flags = ["--nodes", "0", "--fake-nodes", str(args.fake_nodes)]
+        if args.fake_nodes > NODES_PER_SLOT:  # more nodes than a network slot has ranges for: the
+            flags += ["--cluster-cidr", DEFAULT_CLUSTER_CIDR]  # default pod network (never bound)
         cluster = start_up(Path(tmp), free_port(), store=args.store, flags=flags)
         try:
             cluster.wait_ready()

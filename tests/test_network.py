@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from apiserver.options.serverrun import server_run_options
+from apiserver.registry.resources.serviceallocator import ServiceNetwork
+from minikube_py.cli.main import build_parser
 from minikube_py.network import (
     DEFAULT_CLUSTER_CIDR,
     DEFAULT_SERVICE_CIDR,
@@ -64,3 +67,25 @@ def test_node_port_ranges(text: str, ports: tuple[int, int]) -> None:
 def test_bad_node_port_ranges(text: str) -> None:
     with pytest.raises(ValueError, match="invalid --service-node-port-range"):
         node_port_range(text)
+
+
+BASE = ["apiserver", "--store", "memory://", "--tls-cert-file", "c", "--tls-private-key-file", "k"]
+BASE += ["--client-ca-file", "ca"]
+
+
+def test_the_apiserver_takes_upstreams_service_flags() -> None:
+    defaults = server_run_options(build_parser().parse_args(BASE))
+    assert defaults.service_network == ServiceNetwork("127.96.0.0/12", "30000-32767")
+    flags = ["--service-cluster-ip-range", "127.70.0.0/16", "--service-node-port-range", "31000-31999"]
+    given = server_run_options(build_parser().parse_args([*BASE, *flags]))
+    assert given.service_network == ServiceNetwork("127.70.0.0/16", "31000-31999")
+    assert given.service_network.kubernetes_ip == "127.70.0.1"
+
+
+@pytest.mark.parametrize("value", ["10.96.0.0/12", "127.0.0.0/8"])
+def test_the_apiserver_refuses_service_ranges_off_loopback_or_too_large(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*BASE, "--service-cluster-ip-range", value])
+    assert "argument --service-cluster-ip-range" in capsys.readouterr().err

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from minikube_py.network import node_cidr_count
 from minikube_py.testing.cluster import network_flags
-from minikube_py.testing.slots import SLOTS, NetworkSlot, NoFreeSlotError, acquire_slot
+from minikube_py.testing.slots import NODES_PER_SLOT, SLOTS, NetworkSlot, NoFreeSlotError, acquire_slot
 
 
 def test_a_slots_ranges() -> None:
@@ -21,6 +22,7 @@ def test_a_slots_ranges() -> None:
         "127.67.0.1",
         "127.67.1.1",
     )
+    assert node_cidr_count(three.cluster_cidr, 24) == NODES_PER_SLOT
     assert three.flags() == [
         "--service-cluster-ip-range",
         "127.67.128.0/17",

@@ -33,6 +33,7 @@ from minikube_py.network import dns_service_ip, kubernetes_service_ip, node_cidr
 SLOTS = 32
 FIRST_OCTET = 64
 NODE_CIDR_MASK_SIZE = 24
+NODES_PER_SLOT = 128  # the /24s of a slot's /17 pod network
 
 
 class NoFreeSlotError(RuntimeError):
