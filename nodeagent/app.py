@@ -85,7 +85,8 @@ def cluster_proxy(data_dir: Path, pki: ClusterPKI, server: str, nodes: int) -> C
     ``node-1..N`` (they share this machine's loopback; simulated nodes run nothing to reach).
     Its HTTP endpoints take free ports (logged): several clusters may run on one machine."""
     options = ProxyOptions(
-        ProxyConfig(node_names=frozenset(f"node-{i}" for i in range(1, nodes + 1)) or None),
+        # simulated nodes' addresses are not served: nothing runs behind them
+        ProxyConfig(node_names=frozenset(f"node-{i}" for i in range(1, nodes + 1))),
         healthz_bind_address="127.0.0.1:0",
         metrics_bind_address="127.0.0.1:0",
     )

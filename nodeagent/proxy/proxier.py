@@ -4,9 +4,9 @@ sync reads the caches, builds every frontend's route and applies the difference 
 listeners, writes LoadBalancer statuses and records the sync metrics.
 
 ``Local`` traffic policies: an endpoint is local when its ``nodeName`` is one of the nodes
-this proxy serves (``node_names``; None: every Node in the cluster, as ``up``'s one proxy
-serves all the machine's nodes). NodePorts are served on those nodes' loopback
-``InternalIP`` addresses."""
+this proxy serves (``node_names``: ``up``'s process nodes, or a standalone proxy's
+``--node-name``; None: every Node in the cluster). NodePorts are served on those nodes'
+loopback ``InternalIP`` addresses."""
 
 from __future__ import annotations
 
@@ -169,7 +169,9 @@ class Proxier:
         external one; a frontend without usable backends is not listened on, so connections
         to it are refused at once (upstream REJECTs them)."""
         nodes = self._nodes.indexer.list()
-        local = self.config.node_names or frozenset(n.get("metadata", {}).get("name", "") for n in nodes)
+        local = self.config.node_names
+        if local is None:
+            local = frozenset(n.get("metadata", {}).get("name", "") for n in nodes)
         node_ips = node_addresses(nodes, self.config.node_names)
         desired: dict[FrontendKey, Route] = {}
         balancers: dict[PortKey, Balancer] = {}

@@ -12,8 +12,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 
-def unique_ip(prefix: str = "127.97") -> str:
-    """A loopback address unlikely to be used by a concurrent test (xdist workers)."""
+def unique_ip(prefix: str = "127.60") -> str:
+    """A loopback address unlikely to be used by a concurrent test (xdist workers), in
+    127.60-63.x.y: outside the default service and pod ranges, the test clusters' network
+    slots (127.64-95) and 127.0.0.0/16, so a developer's running cluster is never hit."""
     return f"{prefix}.{random.randrange(1, 255)}.{random.randrange(2, 255)}"
 
 
@@ -74,7 +76,7 @@ async def tcp_server(
     kind: str = "echo", host: str | None = None, name: str = ""
 ) -> AsyncIterator[tuple[str, int, list[str]]]:
     """(host, port, peers) of a running server: ``echo``, ``reset`` or ``http``."""
-    host = host or unique_ip("127.98")
+    host = host or unique_ip("127.61")
     peers: list[str] = []
     factories = {"echo": lambda: _Echo(peers), "reset": _Reset, "http": lambda: _HTTP(name or host)}
     server = await asyncio.get_running_loop().create_server(factories[kind], host, 0)
@@ -86,7 +88,7 @@ async def tcp_server(
 
 @asynccontextmanager
 async def udp_server(host: str | None = None) -> AsyncIterator[tuple[str, int, list[str]]]:
-    host = host or unique_ip("127.98")
+    host = host or unique_ip("127.61")
     peers: list[str] = []
     transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
         lambda: _UdpEcho(peers), (host, 0)
@@ -99,7 +101,7 @@ async def udp_server(host: str | None = None) -> AsyncIterator[tuple[str, int, l
 
 def refused_address() -> tuple[str, int]:
     """A loopback address and port nobody serves (a connect there is refused at once)."""
-    host = unique_ip("127.99")
+    host = unique_ip("127.62")
     with socket.socket() as probe:
         probe.bind((host, 0))
         return host, probe.getsockname()[1]

@@ -116,7 +116,7 @@ async def test_udp_through_a_cluster_ip_keeps_one_flow_per_client() -> None:
 
 
 async def test_http_through_a_node_port_on_the_nodes_address() -> None:
-    ip, node_ip = unique_ip(), unique_ip("127.96")
+    ip, node_ip = unique_ip(), unique_ip("127.63")
     h = harness(node_names=frozenset({"node-1"}))
     async with tcp_server("http", name="pod-a") as (host, port, _):
         await h.apply(

@@ -254,3 +254,21 @@ async def test_a_refused_status_write_is_logged_once_and_retried(caplog: pytest.
     assert [r.getMessage() for r in caplog.records if "load balancer" in r.getMessage()] == [
         'proxy: cannot write the load balancer status of default/web: services "web" is forbidden'
     ]
+
+
+async def test_an_empty_node_set_serves_no_node_ports_and_nothing_is_local() -> None:
+    h = harness(node_names=frozenset())  # up with simulated nodes only
+    ports = {"name": "http", "port": 80, "nodePort": 30080, "protocol": "TCP"}
+    await h.apply(
+        *NODES, service("web", IP, ports, type="NodePort"), endpoint_slice("web", endpoint("127.1.0.2"))
+    )
+    await h.apply(service("local", "127.96.0.21", internalTrafficPolicy="Local"))
+    await h.apply(endpoint_slice("local", endpoint("127.1.0.3")))
+    async with running(h):
+
+        def synced_all() -> bool:  # both slices seen and no change waiting for a sync
+            changes = h.proxier.metrics.endpoint_changes.values.get((), 0)
+            return changes == 2 and h.proxier.health.oldest_pending is None
+
+        await eventually(synced_all, "a sync of everything")
+        assert h.frontends() == {WEB}
