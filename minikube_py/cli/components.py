@@ -9,7 +9,6 @@ per node; the cluster DNS address follows from the service range (``cluster_dns_
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,12 +64,6 @@ class Components:
             )
         ranges = node_cidrs(self.cluster_cidr, self.node_cidr_mask_size)
         return [next(ranges) for _ in range(wanted)]
-
-
-def cluster_dns_ip(kubernetes_ip: str) -> str:
-    """The cluster DNS address: the ``kubernetes`` Service's (the range's first) plus nine,
-    the range's tenth address (the DNS server derives its ClusterIP the same way)."""
-    return str(ipaddress.ip_address(kubernetes_ip) + 9)
 
 
 def max_nodes(cluster_cidr: str, mask_size: int) -> int:

@@ -25,7 +25,7 @@ from typing import Any
 import apiserver.app
 import controllers.app
 import scheduler.app
-from minikube_py.cli.components import Components, PodNetworkError, cluster_dns_ip, node_components
+from minikube_py.cli.components import Components, PodNetworkError, node_components
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.datadir import DEFAULT_DATA_DIR, DataDirError, prepare_data_dir
 from minikube_py.identities import ensure_component_identities
@@ -40,6 +40,7 @@ from minikube_py.kubeconfig import (
 from minikube_py.network import (
     DEFAULT_CLUSTER_CIDR,
     DEFAULT_NODE_CIDR_MASK_SIZE,
+    dns_service_ip,
     loopback_network,
 )
 from minikube_py.pki import ClusterPKI, ensure_cluster_pki
@@ -73,7 +74,7 @@ async def up(
     ``PKIError`` on bad input.
     """
     data_dir = prepare_data_dir(data_dir)
-    components = replace(components, cluster_dns_ip=cluster_dns_ip(cluster.service_network.kubernetes_ip))
+    components = replace(components, cluster_dns_ip=dns_service_ip(cluster.service_network.cidr))
     async with apiserver.app.cluster_apiserver(cluster, data_dir) as server:
         pki = ensure_cluster_pki(data_dir / "pki", service_ip=cluster.service_network.kubernetes_ip)
         kubeconfig = data_dir / ADMIN_KUBECONFIG

@@ -20,7 +20,11 @@ The command's capability bounding set is cut to the container runtimes' default 
 ``CAP_SYS_ADMIN``, so a root container cannot remount the host's binds writable; no
 ``CAP_MKNOD``), then it drops to the container's user (``setgroups``, ``setgid``,
 ``setuid``; in a user namespace the ids are already mapped and supplementary groups cannot be
-set). The host's binds are also ``nosuid``.
+set). The host's binds are also ``nosuid``. A user other than root keeps one capability,
+``CAP_NET_BIND_SERVICE``, as an ambient capability: its server may listen on a port below 1024
+(the tutorials' ``nginx`` on port 80), as containerd 2 allows every pod by setting
+``net.ipv4.ip_unprivileged_port_start=0`` in the pod's network namespace (pods here share the
+node's network namespace, so that sysctl would open low ports to every process of the node).
 """
 
 from __future__ import annotations
@@ -41,7 +45,9 @@ from nodeagent.runtime.syscalls import (
     drop_bounding_capability,
     enter_new_namespaces,
     join_namespaces,
+    keep_capabilities,
     mount,
+    raise_ambient_capabilities,
     sethostname,
 )
 
@@ -49,6 +55,10 @@ DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # What containerd and Docker grant a root container by default, minus CAP_MKNOD (without a
 # devices cgroup a device node made in a writable directory would reach the host's disks).
 DEFAULT_CAPABILITIES = frozenset({0, 1, 3, 4, 5, 6, 7, 8, 10, 13, 18, 29, 31})
+CAP_NET_BIND_SERVICE = 10
+# what a user other than root keeps (ambient): binding ports below 1024, as containerd 2's
+# unprivileged ports give every pod
+UNPRIVILEGED_CAPABILITIES = frozenset({CAP_NET_BIND_SERVICE})
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 
 
@@ -78,7 +88,10 @@ def become_user(user: dict[str, Any], userns: bool) -> None:
     if not userns:  # in a user namespace our ids are already the mapped ones; setgroups is denied
         os.setgroups(groups)
         os.setgid(gid)
+        keep_capabilities(uid != 0)
         os.setuid(uid)
+        if uid != 0:
+            raise_ambient_capabilities(UNPRIVILEGED_CAPABILITIES)
 
 
 def exec_command(spec: dict[str, Any], userns: bool) -> None:

@@ -60,6 +60,8 @@ class ExecTarget:
             groups = [str(g) for g in self.user.get("groups", []) or []]  # type: ignore[attr-defined]
             creds = [SETPRIV, f"--reuid={uid}", f"--regid={self.user.get('gid', 0)}"]
             creds.append(f"--groups={','.join(groups)}" if groups else "--clear-groups")
+            if uid != 0:  # as the container's command (containerinit): low ports may be bound
+                creds += ["--inh-caps=+net_bind_service", "--ambient-caps=+net_bind_service"]
         else:  # the user namespace maps the agent's ids to the container's already
             creds = [SETPRIV]
         creds.append(f"--bounding-set={BOUNDING_SET}")

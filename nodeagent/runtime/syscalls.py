@@ -22,12 +22,22 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
 MNT_DETACH, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID = 2, -100, 0x8000, 1, 2
 PR_CAPBSET_DROP = 24
+PR_SET_KEEPCAPS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE = 8, 47, 2
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # pivot_root and mount_setattr have no glibc wrappers: syscall numbers by architecture
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
 SYS_MOUNT_SETATTR = 442  # the same on every architecture (added after the tables were unified)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint32) for name in ("effective", "permitted", "inheritable")]
 
 
 class _MountAttr(ctypes.Structure):
@@ -161,3 +171,23 @@ def pivot_root(new_root: str) -> None:
 def drop_bounding_capability(cap: int) -> None:
     """Remove ``cap`` from the capability bounding set (no set-user-ID program regains it)."""
     _libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0)
+
+
+def keep_capabilities(keep: bool) -> None:
+    """``PR_SET_KEEPCAPS``: whether the permitted set survives the next ``setuid`` away from root."""
+    _check(_libc.prctl(PR_SET_KEEPCAPS, ctypes.c_ulong(int(keep)), 0, 0, 0), "prctl(PR_SET_KEEPCAPS)")
+
+
+def raise_ambient_capabilities(caps: frozenset[int]) -> None:
+    """Make ``caps`` (numbers below 32) this process's only permitted, effective and inheritable
+    capabilities, and ambient: an ``execve`` of a program that is not set-user-ID keeps them,
+    whoever the user (what ``setpriv --ambient-caps`` does)."""
+    mask = sum(1 << cap for cap in caps)
+    data = (_CapData * 2)(_CapData(mask, mask, mask), _CapData(0, 0, 0))
+    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+    for cap in sorted(caps):
+        _check(
+            _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, ctypes.c_ulong(cap), 0, 0),
+            "prctl(PR_CAP_AMBIENT)",
+        )

@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -317,3 +318,30 @@ async def test_a_pods_containers_share_ipc_and_dev_shm_but_not_with_the_node(run
     assert f"{key} " not in node
     processes = (await sh(runtime, second, "ps -e -o args=")).stdout.decode()
     assert "sleep 61" not in processes  # each container still has its own PID namespace
+
+
+async def test_a_user_other_than_root_may_bind_ports_below_1024(
+    runtime: ProcessRuntime, tmp_path: Path
+) -> None:
+    """The tutorials' ``nginx`` listens on port 80 as whoever runs it: as containerd 2 allows
+    every pod (unprivileged ports), a non-root container keeps ``CAP_NET_BIND_SERVICE``, ambient
+    (its command and what ``kubectl exec`` runs), and nothing else."""
+    bind = (
+        f'{sys.executable} -c "import socket; s = socket.socket(); '
+        f"s.bind(('127.77.{os.getpid() % 250}.{os.getpid() % 249 + 1}', 80)); print('bound')\""
+    )
+    default = await sleeping(runtime)
+    status = (await sh(runtime, default, "grep -E '^Cap(Eff|Amb)' /proc/self/status")).stdout.decode().split()
+    assert status == ["CapEff:", "0000000000000400", "CapAmb:", "0000000000000400"]  # bit 10 only
+    result = await sh(runtime, default, bind)
+    assert result.stdout == b"bound\n", result.stderr
+    # the container's own command too (the container init raises it before its exec)
+    log = tmp_path / "bind.log"
+    sid = await runtime.run_pod_sandbox(PodSandboxConfig("uid-bind", "bind", "default"))
+    cid = await runtime.create_container(
+        sid, ContainerConfig("c", "busybox", ["sh", "-c", bind], log_path=str(log))
+    )
+    await runtime.start_container(cid)
+    await wait_exited(runtime, cid)
+    assert (await runtime.container_status(cid)).exit_code == 0, log.read_text()
+    assert "bound" in log.read_text()
