@@ -10,6 +10,14 @@ its figures and ratio. Sections (``SECTIONS``; more are added as functions of th
   connections, straight to the backend and through a ClusterIP (a selector-less Service with
   an EndpointSlice naming the backend). Goal (issue 15): through/direct >= 0.5 with 16
   connections.
+- **endpoints**: a Deployment behind a Service scaled from 0 to ``--pods`` pods on the
+  cluster's simulated nodes: for each pod, the time from Ready (seen on a watch) to its address
+  in the EndpointSlice (seen on a watch), and the proxy's own figure for "Ready to programmed"
+  (``kubeproxy_network_programming_duration_seconds``, from the slice's trigger time, read from
+  its ``/metrics``). Goal (issue 15): p99 <= 100 ms with 100 pods scaling.
+- **dns**: queries per second of the cluster DNS server's handler over real UDP, answers
+  cached and not, against an asyncio UDP server answering one fixed packet measured in the same
+  run (``cluster_dns.py``). Goal: >= 5,000 queries/s.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -31,11 +40,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import httpx
 import uvloop
+from cluster_dns import dns_queries_per_second
+from endpoints_latency import deployment as latency_deployment
+from endpoints_latency import percentile, ready_to_slice_latencies
+from endpoints_latency import service as latency_service
 
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
-from minikube_py.client.resourcetypes import SERVICES, resource_type
+from minikube_py.client.resourcetypes import DEPLOYMENTS, SERVICES, resource_type
 from minikube_py.testing.cluster import Cluster, free_port, start_up
 
 NAMESPACE = "default"
@@ -171,7 +185,69 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-SECTIONS: dict[str, Callable[[Context], Awaitable[None]]] = {"throughput": throughput}
+async def endpoints(ctx: Context) -> None:
+    """Pod Ready -> in the EndpointSlice, and -> programmed in the proxy."""
+    fake = [f"fake-{i}" for i in range(1, FAKE_NODES + 1)]
+    await ctx.client.resource(SERVICES, NAMESPACE).create(latency_service(LATENCY_APP))
+    spec = latency_deployment(LATENCY_APP, 0)
+    term = {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": fake}]}
+    affinity = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
+    }
+    spec["spec"]["template"]["spec"]["affinity"] = affinity  # simulated pods: no processes
+    await ctx.client.resource(DEPLOYMENTS, NAMESPACE).create(spec)
+    for round_ in range(1, ctx.args.rounds + 1):
+        before = proxy_programming(ctx.cluster)
+        values = await ready_to_slice_latencies(ctx.client, NAMESPACE, LATENCY_APP, ctx.args.pods)
+        programmed = histogram_p99(before, proxy_programming(ctx.cluster))
+        print(
+            f"endpoints, round {round_}: {len(values)}/{ctx.args.pods} pods, Ready -> in EndpointSlice "
+            f"p50 {percentile(values, 0.5):.0f} ms, p99 {percentile(values, 0.99):.0f} ms, "
+            f"max {max(values) * 1000:.0f} ms (goal p99 <= 100 ms); Ready -> programmed in the "
+            f"proxy p99 <= {programmed * 1000:.0f} ms (its histogram's bucket) "
+            f"(load average {os.getloadavg()[0]:.1f})"
+        )
+
+
+def proxy_programming(cluster: Cluster) -> list[tuple[float, int]]:
+    """The proxy's ``kubeproxy_network_programming_duration_seconds`` buckets (le, count), from
+    the ``/metrics`` port ``up`` logs."""
+    found = re.search(r"proxy: serving /metrics on (http://\S+)", cluster.stderr.read_text())
+    if not found:
+        raise SystemExit("the proxy's /metrics address is not in up's log")
+    text = httpx.get(found.group(1) + "/metrics", timeout=10).text
+    buckets = []
+    for line in text.splitlines():
+        match = re.match(r'kubeproxy_network_programming_duration_seconds_bucket\{le="([^"]+)"\} (\d+)', line)
+        if match:
+            buckets.append((float(match.group(1)), int(match.group(2))))
+    return buckets
+
+
+def histogram_p99(before: list[tuple[float, int]], after: list[tuple[float, int]]) -> float:
+    """The upper bound of the bucket holding the 99th percentile of what was observed between
+    the two readings (cumulative buckets)."""
+    counts = [(le, a - b) for (le, a), (_, b) in zip(after, before, strict=True)]
+    total = counts[-1][1] if counts else 0
+    for le, count in counts:
+        if total and count >= 0.99 * total:
+            return le
+    return float("nan")
+
+
+async def dns(ctx: Context) -> None:
+    """The cluster DNS server's queries/s (its own processes: the cluster stays idle)."""
+    figures = await asyncio.to_thread(dns_queries_per_second, ctx.args.seconds)
+    print("dns: " + figures.report().replace("\n", "\n     "))
+
+
+SECTIONS: dict[str, Callable[[Context], Awaitable[None]]] = {
+    "throughput": throughput,
+    "endpoints": endpoints,
+    "dns": dns,
+}
+FAKE_NODES = 10
+LATENCY_APP = "bench-endpoints"
 
 
 async def wait_connectable(host: str, port: int, timeout: float = 30) -> None:
@@ -189,7 +265,8 @@ async def run(args: argparse.Namespace) -> None:
     backend = ("127.0.0.1", free_port())
     server = subprocess.Popen([sys.executable, __file__, "--serve-backend", f"{backend[0]}:{backend[1]}"])
     with tempfile.TemporaryDirectory() as tmp:
-        cluster = start_up(Path(tmp), free_port(), flags=["--nodes", "1"])
+        flags = ["--nodes", "1", "--fake-nodes", str(FAKE_NODES)]
+        cluster = start_up(Path(tmp), free_port(), flags=flags)
         try:
             cluster.wait_ready()
             client = RESTClient(dataclasses.replace(load_kubeconfig(cluster.kubeconfig), qps=0.0))
@@ -224,6 +301,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--rounds", type=int, default=3, help="direct/proxied pairs (default 3)")
+    parser.add_argument("--pods", type=int, default=100, help="pods scaled in 'endpoints' (default 100)")
     parser.add_argument("--serve-backend", metavar="HOST:PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_backend:

@@ -13,7 +13,6 @@ AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate"
 BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 AGGREGATE = "rbac.authorization.k8s.io/aggregate-to-"
 RBAC = "rbac.authorization.k8s.io"
-SERVICE_LB_ROLE = "minikube-py:service-load-balancer"
 
 
 def rule(
@@ -242,55 +241,41 @@ ADMIN_RULES = [
 ]
 
 
-# The built-in ingress controller (``nodeagent.ingress``): ingress-nginx's ClusterRole for what
-# it reads and writes, plus create on ingressclasses: it ensures its own class (ingress-nginx's
-# chart creates it instead).
-INGRESS_CONTROLLER_RULES = [
-    rule(("list", "watch"), "", ("configmaps", "endpoints", "nodes", "pods", "secrets", "namespaces")),
-    rule(READ, "", ("services",)),
-    rule(READ, "networking.k8s.io", ("ingresses",)),
-    rule("update", "networking.k8s.io", ("ingresses/status",)),
-    rule(("get", "list", "watch", "create"), "networking.k8s.io", ("ingressclasses",)),
-    rule(READ, "discovery.k8s.io", ("endpointslices",)),
-    events_rule(),
-]
-
-
 def _selector(target: str) -> Object:
     return {"clusterRoleSelectors": [{"matchLabels": {AGGREGATE + target: "true"}}]}
 
 
-def _role(
+def role(
     name: str, rules: list[Object] | None = None, *, aggregate_from: str = "", aggregate_to: str = ""
 ) -> Object:
     labels = dict(BOOTSTRAP_LABELS)
     if aggregate_to:
         labels[AGGREGATE + aggregate_to] = "true"
-    role: Object = {
+    out: Object = {
         "apiVersion": f"{RBAC}/v1",
         "kind": "ClusterRole",
         "metadata": {"name": name, "labels": labels, "annotations": {AUTOUPDATE: "true"}},
     }
     if aggregate_from:
-        role["aggregationRule"] = _selector(aggregate_from)
+        out["aggregationRule"] = _selector(aggregate_from)
     else:
-        role["rules"] = rules or []
-    return role
+        out["rules"] = rules or []
+    return out
 
 
 def metrics_reader() -> Object:
     """metrics-server's ``system:aggregated-metrics-reader``, aggregated into view, edit and
     admin (here metrics.k8s.io is served by the apiserver itself, so the role is bootstrapped)."""
-    role = _role("system:aggregated-metrics-reader", [rule(READ, "metrics.k8s.io", ("pods", "nodes"))])
+    reader = role("system:aggregated-metrics-reader", [rule(READ, "metrics.k8s.io", ("pods", "nodes"))])
     for target in ("view", "edit", "admin"):
-        role["metadata"]["labels"][AGGREGATE + target] = "true"
-    return role
+        reader["metadata"]["labels"][AGGREGATE + target] = "true"
+    return reader
 
 
 def cluster_roles() -> list[Object]:
     return [
-        _role("cluster-admin", [rule("*", "*", ("*",)), rule("*", urls=("*",))]),
-        _role(
+        role("cluster-admin", [rule("*", "*", ("*",)), rule("*", urls=("*",))]),
+        role(
             "system:discovery",
             [
                 rule(
@@ -311,7 +296,7 @@ def cluster_roles() -> list[Object]:
                 )
             ],
         ),
-        _role(
+        role(
             "system:basic-user",
             [
                 rule(
@@ -320,19 +305,19 @@ def cluster_roles() -> list[Object]:
                 rule("create", "authentication.k8s.io", ("selfsubjectreviews",)),
             ],
         ),
-        _role(
+        role(
             "system:public-info-viewer",
             [rule("get", urls=("/livez", "/readyz", "/healthz", "/version", "/version/"))],
         ),
-        _role("admin", aggregate_from="admin"),
-        _role("edit", aggregate_from="edit", aggregate_to="admin"),
-        _role("view", aggregate_from="view", aggregate_to="edit"),
-        _role("system:aggregate-to-admin", ADMIN_RULES, aggregate_to="admin"),
-        _role("system:aggregate-to-edit", EDIT_RULES, aggregate_to="edit"),
-        _role("system:aggregate-to-view", VIEW_RULES, aggregate_to="view"),
+        role("admin", aggregate_from="admin"),
+        role("edit", aggregate_from="edit", aggregate_to="admin"),
+        role("view", aggregate_from="view", aggregate_to="edit"),
+        role("system:aggregate-to-admin", ADMIN_RULES, aggregate_to="admin"),
+        role("system:aggregate-to-edit", EDIT_RULES, aggregate_to="edit"),
+        role("system:aggregate-to-view", VIEW_RULES, aggregate_to="view"),
         metrics_reader(),
-        _role("system:node", NODE_RULES),
-        _role(
+        role("system:node", NODE_RULES),
+        role(
             "system:node-proxier",
             [
                 rule(("list", "watch"), "", ("services", "endpoints")),
@@ -342,7 +327,7 @@ def cluster_roles() -> list[Object]:
             ],
         ),
         # full access to the node agents' API through nodes/proxy and the rest (upstream's role)
-        _role(
+        role(
             "system:kubelet-api-admin",
             [
                 rule(("get", "list", "watch"), "", ("nodes",)),
@@ -350,63 +335,36 @@ def cluster_roles() -> list[Object]:
                 rule("*", "", ("nodes/proxy", "nodes/metrics", "nodes/stats", "nodes/log")),
             ],
         ),
-        _role("system:kube-scheduler", SCHEDULER_RULES),
-        _role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
-        # ours: the service proxy writes LoadBalancer ingress (upstream: the cloud controller)
-        _role(SERVICE_LB_ROLE, [rule(("get", "patch", "update"), "", ("services/status",))]),
-        _role("system:ingress-controller", INGRESS_CONTROLLER_RULES),
-        *kube_dns_roles(),
+        role("system:kube-scheduler", SCHEDULER_RULES),
+        role("system:kube-controller-manager", CONTROLLER_MANAGER_RULES),
     ]
 
 
-def kube_dns_roles() -> list[Object]:
-    """kubeadm's ``system:coredns`` (what CoreDNS reads), and what our DNS component also does
-    that upstream's addon manager does for CoreDNS: write the ``kube-dns`` Service and its
-    Endpoints (``create`` cannot be limited to a name: RBAC sees no name on a create)."""
-    return [
-        _role(
-            "system:coredns",
-            [
-                rule(("list", "watch"), "", ("endpoints", "services", "pods", "namespaces")),
-                rule(("list", "watch"), "discovery.k8s.io", ("endpointslices",)),
-            ],
-        ),
-        _role(
-            "system:minikube-py:kube-dns",
-            [
-                rule("get", "", ("services",), names=("kubernetes", "kube-dns")),
-                rule(("get", "update", "patch"), "", ("services", "endpoints"), names=("kube-dns",)),
-                rule("create", "", ("services", "endpoints")),
-            ],
-        ),
-    ]
-
-
-def _binding(role: str, subjects: list[tuple[str, str]]) -> Object:
-    binding: Object = {
+def binding(role_name: str, subjects: list[tuple[str, str]]) -> Object:
+    out: Object = {
         "apiVersion": f"{RBAC}/v1",
         "kind": "ClusterRoleBinding",
-        "metadata": {"name": role, "labels": dict(BOOTSTRAP_LABELS), "annotations": {AUTOUPDATE: "true"}},
-        "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role},
+        "metadata": {
+            "name": role_name,
+            "labels": dict(BOOTSTRAP_LABELS),
+            "annotations": {AUTOUPDATE: "true"},
+        },
+        "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role_name},
     }
     if subjects:
-        binding["subjects"] = [{"apiGroup": RBAC, "kind": kind, "name": name} for kind, name in subjects]
-    return binding
+        out["subjects"] = [{"apiGroup": RBAC, "kind": kind, "name": name} for kind, name in subjects]
+    return out
 
 
 def cluster_role_bindings() -> list[Object]:
     everyone = [("Group", "system:authenticated"), ("Group", "system:unauthenticated")]
     return [
-        _binding("cluster-admin", [("Group", "system:masters")]),
-        _binding("system:discovery", [("Group", "system:authenticated")]),
-        _binding("system:basic-user", [("Group", "system:authenticated")]),
-        _binding("system:public-info-viewer", everyone),
-        _binding("system:node", []),
-        _binding("system:node-proxier", [("User", "system:kube-proxy")]),
-        _binding("system:kube-scheduler", [("User", "system:kube-scheduler")]),
-        _binding("system:kube-controller-manager", [("User", "system:kube-controller-manager")]),
-        _binding(SERVICE_LB_ROLE, [("User", "system:kube-proxy")]),
-        _binding("system:coredns", [("User", "system:kube-dns")]),
-        _binding("system:minikube-py:kube-dns", [("User", "system:kube-dns")]),
-        _binding("system:ingress-controller", [("User", "system:ingress-controller")]),
+        binding("cluster-admin", [("Group", "system:masters")]),
+        binding("system:discovery", [("Group", "system:authenticated")]),
+        binding("system:basic-user", [("Group", "system:authenticated")]),
+        binding("system:public-info-viewer", everyone),
+        binding("system:node", []),
+        binding("system:node-proxier", [("User", "system:kube-proxy")]),
+        binding("system:kube-scheduler", [("User", "system:kube-scheduler")]),
+        binding("system:kube-controller-manager", [("User", "system:kube-controller-manager")]),
     ]

@@ -9,6 +9,7 @@ import copy
 import logging
 from typing import Any
 
+from apiserver.authz.addonpolicy import addon_role_bindings, addon_roles
 from apiserver.authz.bootstrappolicy import AUTOUPDATE, RBAC, cluster_role_bindings, cluster_roles
 from apiserver.authz.controllerpolicy import controller_role_bindings, controller_roles
 from apiserver.authz.rules import parse_rules, uncovered
@@ -80,7 +81,7 @@ async def ensure_bootstrap_policy(catalog: Catalog) -> None:
     roles = catalog.store(RBAC, "v1", "clusterroles")
     bindings = catalog.store(RBAC, "v1", "clusterrolebindings")
     assert roles is not None and bindings is not None
-    for role in cluster_roles() + controller_roles():
+    for role in cluster_roles() + controller_roles() + addon_roles():
         await _ensure(roles, role, reconciled_role)
-    for binding in cluster_role_bindings() + controller_role_bindings():
+    for binding in cluster_role_bindings() + controller_role_bindings() + addon_role_bindings():
         await _ensure(bindings, binding, reconciled_binding)

@@ -109,14 +109,19 @@ def test_node_ports_and_cluster_ips_are_refused_as_upstream(cluster: Cluster) ->
         "spec.ports[0].nodePort: Invalid value: 29999: provided port is not in the valid range. "
         "The range of valid ports is 30000-32767"
     )
-    ok(cluster, "create", "service", "clusterip", "dns", "--tcp=53:53", f"--clusterip={network.dns_ip}")
-    again = kubectl(
-        cluster, "create", "service", "clusterip", "dns2", "--tcp=53:53", f"--clusterip={network.dns_ip}"
-    )
-    assert again.stderr.strip().endswith(
-        f'spec.clusterIPs: Invalid value: ["{network.dns_ip}"]: failed to allocate IP {network.dns_ip}: '
-        "provided IP is already allocated"
-    )
+    # the cluster DNS Service holds the tenth address (kubeadm's); another static one is free
+    kube_dns = eventually(lambda: get(cluster, "service", "kube-dns", "-n", "kube-system"), "kube-dns")
+    assert kube_dns["spec"]["clusterIP"] == network.dns_ip
+    static = str(ipaddress.ip_address(network.dns_ip) + 10)
+    ok(cluster, "create", "service", "clusterip", "static", "--tcp=53:53", f"--clusterip={static}")
+    for name, address in (("static2", static), ("dns", network.dns_ip)):
+        again = kubectl(
+            cluster, "create", "service", "clusterip", name, "--tcp=53:53", f"--clusterip={address}"
+        )
+        assert again.stderr.strip().endswith(
+            f'spec.clusterIPs: Invalid value: ["{address}"]: failed to allocate IP {address}: '
+            "provided IP is already allocated"
+        )
     far = kubectl(cluster, "create", "service", "clusterip", "far", "--tcp=80:80", "--clusterip=10.96.0.10")
     assert far.stderr.strip().endswith(
         "failed to allocate IP 10.96.0.10: the provided IP (10.96.0.10) is not in the valid range. "

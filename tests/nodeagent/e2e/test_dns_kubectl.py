@@ -23,7 +23,6 @@ import yaml
 from tests.cluster import Cluster, eventually, kubectl, kubectl_json, kubectl_ok, running_up
 
 pytestmark = pytest.mark.e2e
-CLUSTER_DNS = "127.96.0.10"
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +138,8 @@ def test_a_pod_reads_the_cluster_resolv_conf(cluster: Cluster) -> None:
     apply(cluster, pod("reader", "cat /etc/resolv.conf; sleep 3600"))
     text = eventually(lambda: kubectl(cluster, "logs", "reader").stdout, "the reader's log")
     lines = text.splitlines()
-    assert lines[0] == f"nameserver {CLUSTER_DNS}"
+    assert cluster.network is not None  # the test slot: its service range, its DNS address
+    assert lines[0] == f"nameserver {cluster.network.dns_ip}"
     assert lines[1].startswith("search default.svc.cluster.local svc.cluster.local cluster.local")
     assert lines[-1] == "options ndots:5"
 
