@@ -95,6 +95,14 @@ class ProxyMetrics:
             "In Cluster Network Programming Latency in seconds",
             PROGRAMMING_BUCKETS,
         )
+        # ours: from the proxy's first unsynced EndpointSlice event to the end of the sync that
+        # applied it (upstream's network programming latency starts at the annotation's trigger
+        # time, a pod condition's whole second: too coarse to see tens of milliseconds)
+        self.endpoints_programming = r.histogram(
+            "minikube_py_proxy_endpoint_change_to_programmed_seconds",
+            "From an EndpointSlice change seen by the proxy to the end of the sync that applied it",
+            SYNC_BUCKETS,
+        )
         self.last_sync = r.gauge(
             "kubeproxy_sync_proxy_rules_last_timestamp_seconds",
             "The last time proxy rules were successfully synced",

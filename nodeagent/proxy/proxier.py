@@ -93,6 +93,7 @@ class Proxier:
         self._endpoints = EndpointsIndex()
         self._balancers: dict[PortKey, Balancer] = {}
         self._triggers: list[float] = []
+        self._first_pending_slice: float | None = None  # when the oldest unsynced slice event came
         self._services.add_event_handler(self._handler(self._service_changed))
         self._slices.add_event_handler(self._handler(self._slice_changed))
         self._nodes.add_event_handler(
@@ -125,6 +126,8 @@ class Proxier:
 
     def _slice_changed(self, obj: Object) -> None:
         self.metrics.endpoint_changes.inc()
+        if self._first_pending_slice is None:
+            self._first_pending_slice = self.clock.monotonic()
         trigger = ((obj.get("metadata") or {}).get("annotations") or {}).get(TRIGGER_TIME_ANNOTATION)
         if trigger:
             with contextlib.suppress(ValueError):
@@ -158,7 +161,11 @@ class Proxier:
             if trigger <= now:
                 self.metrics.network_programming.observe(now - trigger)
         self._triggers.clear()
-        self.metrics.sync_duration.observe(self.clock.monotonic() - start)
+        done = self.clock.monotonic()
+        if self._first_pending_slice is not None and self._first_pending_slice <= start:
+            self.metrics.endpoints_programming.observe(done - self._first_pending_slice)
+            self._first_pending_slice = None
+        self.metrics.sync_duration.observe(done - start)
         self.metrics.last_sync.set(now)
         self.health.updated()
 

@@ -272,3 +272,29 @@ async def test_an_empty_node_set_serves_no_node_ports_and_nothing_is_local() -> 
 
         await eventually(synced_all, "a sync of everything")
         assert h.frontends() == {WEB}
+
+
+async def test_an_endpoint_change_is_timed_until_the_sync_that_applies_it() -> None:
+    """``minikube_py_proxy_endpoint_change_to_programmed_seconds``: from the first EndpointSlice
+    event a sync has not applied yet to the end of the sync that does (what a client waits for
+    the proxy, after the slice; the sync waits out ``min_sync_period`` since the last one)."""
+    clock = FakeClock()
+    h = Harness(FakeNetwork(), clock, ProxyConfig(min_sync_period=0.5))
+    await h.apply(service("web", IP), endpoint_slice("web", endpoint("127.1.0.2")))
+    histogram = h.proxier.metrics.endpoints_programming
+    async with running(h):
+        await eventually(lambda: h.frontends() == {WEB}, "the listener")
+        synced, total = histogram.count, histogram.total
+        changes = h.proxier.metrics.registry.render().count("endpoint_changes_total 1\n")
+        assert changes == 1  # the first slice's
+        await h.apply(endpoint_slice("web", endpoint("127.1.0.2"), endpoint("127.1.0.3")))
+        await eventually(
+            lambda: "endpoint_changes_total 2\n" in h.proxier.metrics.registry.render(), "the event"
+        )
+        await clock.step(0.25)
+        await clock.step(0.25)
+        await eventually(lambda: histogram.count == synced + 1, "the change timed")
+    assert histogram.total - total == pytest.approx(0.5)
+    assert 'minikube_py_proxy_endpoint_change_to_programmed_seconds_bucket{le="0.512"}' in (
+        h.proxier.metrics.registry.render()
+    )
