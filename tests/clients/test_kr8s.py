@@ -5,8 +5,11 @@ exec and port-forward. kr8s checks ``GET /version/`` before its first request an
 
 from __future__ import annotations
 
+import random
+import socket
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import kr8s
@@ -153,8 +156,25 @@ def test_exec_in_a_pod(api: kr8s.Api, web: Deployment) -> None:
     assert any(isinstance(err, kr8s.ExecError) for err in errors), raised.value
 
 
+def unephemeral_port() -> int:
+    """A free loopback port below the kernel's ephemeral range. kr8s's ``local_port="auto"``
+    finds a free port and binds it later: meanwhile any outgoing connection of the machine (a
+    proxy's dial, another test's client) may take it as its ephemeral source port (seen once in a
+    full run). A port below the range is never handed out that way."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.sample(range(max(1024, low - 12000), low), 200):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port below the ephemeral range")
+
+
 def test_port_forward_to_a_pod(api: kr8s.Api, web: Deployment) -> None:
-    with serving_pod(web).portforward(remote_port=PORT, local_port="auto") as port:
+    local = unephemeral_port()
+    with serving_pod(web).portforward(remote_port=PORT, local_port=local) as port:
         page = get_page(port)
         assert "Welcome to nginx" in page
         assert "Welcome to nginx" in get_page(port)  # each connection is its own stream
