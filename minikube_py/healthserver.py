@@ -53,33 +53,42 @@ async def serve_health(
     extra_routes: Sequence[Route] = (),
 ) -> None:
     """Serve until cancelled on ``http://host:port``; port 0 picks a free port (logged)."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
     # listen before announcing the port: between bind and uvicorn's own listen a client that
     # read the log line was refused (connections now wait in the backlog until served)
-    sock.listen(128)
-    config = uvicorn.Config(
-        health_app(checks, registry, extra_routes),
-        lifespan="off",
-        log_config=None,
-        log_level="warning",
-        access_log=False,
-    )
-    server = _QuietServer(config)
+    sock = listen(host, port)
     logging.getLogger(component).info(
         "serving /healthz and /metrics on http://%s:%d", host, sock.getsockname()[1]
     )
-    config.timeout_graceful_shutdown = 1
+    await serve_app(health_app(checks, registry, extra_routes), sock)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: a free one), closed on failure."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        async with asyncio.TaskGroup() as tasks:
-            running = tasks.create_task(server.serve(sockets=[sock]))
-            try:
-                await asyncio.shield(running)
-            except asyncio.CancelledError:
-                server.should_exit = True
-                await running
-                raise
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def serve_app(app: Starlette, sock: socket.socket) -> None:
+    """Serve the ASGI ``app`` on the listening ``sock`` until cancelled (then a graceful stop:
+    uvicorn cancelled mid-serve leaks its tasks), closing ``sock``."""
+    config = uvicorn.Config(app, lifespan="off", log_config=None, log_level="warning", access_log=False)
+    config.timeout_graceful_shutdown = 1
+    server = _QuietServer(config)
+    try:
+        running = asyncio.ensure_future(server.serve(sockets=[sock]))
+        try:
+            await asyncio.shield(running)
+        except asyncio.CancelledError:
+            server.should_exit = True
+            await running
+            raise
     finally:
         sock.close()
 

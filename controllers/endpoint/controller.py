@@ -26,7 +26,7 @@ from controllers.endpointutil.pods import is_headless
 from controllers.endpointutil.services import (
     has_selector,
     is_external_name,
-    pod_service_keys,
+    pod_event_handlers,
     selected_pods,
 )
 from controllers.endpointutil.triggertime import ANNOTATION as TRIGGER_TIME_ANNOTATION
@@ -74,9 +74,7 @@ class EndpointsController:
                 add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
             )
         )
-        self.pods.add_event_handler(
-            EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)
-        )
+        self.pods.add_event_handler(pod_event_handlers(self.services.indexer, self.queue.add))
         self.endpoints.add_event_handler(
             EventHandlerFuncs(
                 add=self.written.observed,
@@ -101,22 +99,6 @@ class EndpointsController:
 
     def _enqueue(self, obj: Object | DeletedFinalStateUnknown) -> None:
         self.queue.add(meta_namespace_key(_unwrap(obj)))
-
-    def _pod_added(self, pod: Object) -> None:
-        for key in pod_service_keys(self.services.indexer, pod):
-            self.queue.add(key)
-
-    def _pod_updated(self, old: Object, new: Object) -> None:
-        if old["metadata"].get("resourceVersion") == new["metadata"].get("resourceVersion"):
-            return  # a resync: nothing changed
-        keys = pod_service_keys(self.services.indexer, new)
-        if (old["metadata"].get("labels") or {}) != (new["metadata"].get("labels") or {}):
-            keys |= pod_service_keys(self.services.indexer, old)
-        for key in keys:
-            self.queue.add(key)
-
-    def _pod_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        self._pod_added(_unwrap(obj))
 
     def _endpoints_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
         endpoints = _unwrap(obj)

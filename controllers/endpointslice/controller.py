@@ -20,7 +20,7 @@ from controllers.endpointslice.reconciler import MAX_ENDPOINTS_PER_SLICE, Plan, 
 from controllers.endpointutil.services import (
     has_selector,
     is_external_name,
-    pod_service_keys,
+    pod_event_handlers,
     selected_pods,
 )
 from controllers.endpointutil.slices import SERVICE_INDEX, managed_slice_index
@@ -87,9 +87,7 @@ class EndpointSliceController:
                 add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
             )
         )
-        self.pods.add_event_handler(
-            EventHandlerFuncs(add=self._pod_added, update=self._pod_updated, delete=self._pod_deleted)
-        )
+        self.pods.add_event_handler(pod_event_handlers(self.services.indexer, self.queue.add))
         self.slices.add_event_handler(
             EventHandlerFuncs(
                 add=self._slice_changed,
@@ -106,22 +104,6 @@ class EndpointSliceController:
 
     def _enqueue(self, obj: Object | DeletedFinalStateUnknown) -> None:
         self.queue.add(meta_namespace_key(_unwrap(obj)))
-
-    def _pod_added(self, pod: Object) -> None:
-        for key in pod_service_keys(self.services.indexer, pod):
-            self.queue.add(key)
-
-    def _pod_updated(self, old: Object, new: Object) -> None:
-        if old["metadata"].get("resourceVersion") == new["metadata"].get("resourceVersion"):
-            return
-        keys = pod_service_keys(self.services.indexer, new)
-        if (old["metadata"].get("labels") or {}) != (new["metadata"].get("labels") or {}):
-            keys |= pod_service_keys(self.services.indexer, old)
-        for key in keys:
-            self.queue.add(key)
-
-    def _pod_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        self._pod_added(_unwrap(obj))
 
     def _slice_changed(self, slice_: Object) -> None:
         self.written.observed(slice_)

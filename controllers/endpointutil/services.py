@@ -3,9 +3,12 @@ controllers copy from a Service."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from minikube_py.api.labels import selector_from_set
 from minikube_py.api.unstructured import Object
-from minikube_py.cache.store import NAMESPACE_INDEX, Indexer, meta_namespace_key
+from minikube_py.cache.informer import EventHandlerFuncs
+from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, Indexer, meta_namespace_key
 
 
 def selects(service: Object, pod: Object) -> bool:
@@ -34,3 +37,27 @@ def has_selector(service: Object) -> bool:
 
 def is_external_name(service: Object) -> bool:
     return (service.get("spec") or {}).get("type") == "ExternalName"
+
+
+def pod_event_handlers(services: Indexer, enqueue: Callable[[str], None]) -> EventHandlerFuncs:
+    """A pod's add, update and delete enqueue the Services that select it (before and after a
+    label change); a resync (same resourceVersion) enqueues nothing. Shared by the Endpoints
+    and EndpointSlice controllers (upstream's ``addPod``/``updatePod``/``deletePod``)."""
+
+    def added(pod: Object) -> None:
+        for key in pod_service_keys(services, pod):
+            enqueue(key)
+
+    def updated(old: Object, new: Object) -> None:
+        if old["metadata"].get("resourceVersion") == new["metadata"].get("resourceVersion"):
+            return  # a resync: nothing changed
+        keys = pod_service_keys(services, new)
+        if (old["metadata"].get("labels") or {}) != (new["metadata"].get("labels") or {}):
+            keys |= pod_service_keys(services, old)
+        for key in keys:
+            enqueue(key)
+
+    def deleted(obj: Object | DeletedFinalStateUnknown) -> None:
+        added(obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj)
+
+    return EventHandlerFuncs(add=added, update=updated, delete=deleted)

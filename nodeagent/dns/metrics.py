@@ -7,17 +7,14 @@ informers have synced, else 503 naming the plugin), on their own port."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import uvicorn
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from minikube_py.healthserver import health_app
+from minikube_py.healthserver import health_app, listen, serve_app
 from minikube_py.metrics import Registry
 from nodeagent.dns.forward import Forwarder
 from nodeagent.dns.handler import QueryHandler
@@ -69,35 +66,9 @@ def health_routes(synced: Callable[[], bool]) -> list[Route]:
 
 
 def bind_http(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
-    return sock
+    return listen(host, port)
 
 
 async def serve_http(sock: socket.socket, registry: Registry, synced: Callable[[], bool]) -> None:
     """Serve ``/metrics``, ``/health``, ``/ready`` (and ``/healthz``...) on ``sock`` until cancelled."""
-    config = uvicorn.Config(
-        health_app({}, registry, health_routes(synced)),
-        lifespan="off", log_config=None, log_level="warning", access_log=False,
-    )  # fmt: skip
-    config.timeout_graceful_shutdown = 1
-    server = _QuietServer(config)
-    running = asyncio.ensure_future(server.serve(sockets=[sock]))
-    try:
-        await asyncio.shield(running)
-    except asyncio.CancelledError:
-        server.should_exit = True  # a graceful stop (uvicorn cancelled mid-serve leaks its tasks)
-        await running
-        raise
-    finally:
-        sock.close()
-
-
-class _QuietServer(uvicorn.Server):
-    """uvicorn without its own signal handlers (the CLI owns SIGINT/SIGTERM)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
+    await serve_app(health_app({}, registry, health_routes(synced)), sock)

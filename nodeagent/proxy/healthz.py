@@ -9,20 +9,17 @@ Plain HTTP on loopback, as every minikube-py component's health endpoint."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import datetime
 import logging
 import socket
-from collections.abc import Iterator
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from minikube_py.clock import Clock
+from minikube_py.healthserver import listen, serve_app
 from minikube_py.metrics import CONTENT_TYPE
 from nodeagent.proxy.metrics import ProxyRegistry
 
@@ -82,43 +79,14 @@ def metrics_app(registry: ProxyRegistry) -> Starlette:
 def bind(address: str) -> socket.socket:
     """A listening socket on ``host:port`` (port 0: a free one)."""
     host, _, port = address.rpartition(":")
-    host = host.strip("[]") or "127.0.0.1"
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, int(port)))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
+    return listen(host.strip("[]") or "127.0.0.1", int(port))
 
 
 async def serve(app: Starlette, sock: socket.socket, what: str) -> None:
     """Serve ``app`` on the bound ``sock`` until cancelled."""
     host, port = sock.getsockname()[:2]
-    config = uvicorn.Config(app, lifespan="off", log_config=None, log_level="warning", access_log=False)
-    config.timeout_graceful_shutdown = 1
-    server = _QuietServer(config)
     log.info("proxy: serving %s on http://%s:%d", what, host, port)
-    try:
-        running = asyncio.ensure_future(server.serve(sockets=[sock]))
-        try:
-            await asyncio.shield(running)
-        except asyncio.CancelledError:
-            server.should_exit = True
-            await running
-            raise
-    finally:
-        sock.close()
-
-
-class _QuietServer(uvicorn.Server):
-    """uvicorn without its own signal handlers (the command line owns SIGINT/SIGTERM)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
+    await serve_app(app, sock)
 
 
 def _rfc3339(seconds: float) -> str:
