@@ -217,9 +217,11 @@ def proxy_histogram(cluster: Cluster) -> list[tuple[float, int]]:
     """The proxy's ``minikube_py_proxy_endpoint_change_to_programmed_seconds`` buckets (le,
     count), from the ``/metrics`` port ``up`` logs. (Upstream's network programming histogram
     starts at the slice's trigger time, a pod condition's whole second: too coarse here.)"""
-    found = re.search(r"proxy: serving /metrics on (http://\S+)", cluster.stderr.read_text())
-    if not found:
-        raise SystemExit("the proxy's /metrics address is not in up's log")
+    deadline = time.monotonic() + 60
+    while not (found := re.search(r"proxy: serving /metrics on (http://\S+)", cluster.stderr.read_text())):
+        if time.monotonic() > deadline:  # the proxy starts with the nodes, after the apiserver
+            raise SystemExit("the proxy's /metrics address is not in up's log after 60 s")
+        time.sleep(0.1)
     text = httpx.get(found.group(1) + "/metrics", timeout=10).text
     buckets = []
     for line in text.splitlines():
