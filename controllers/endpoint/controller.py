@@ -37,7 +37,12 @@ from minikube_py.api.timestamps import format_rfc3339
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import DeletedFinalStateUnknown, meta_namespace_key, split_meta_namespace_key
+from minikube_py.cache.store import (
+    DeletedFinalStateUnknown,
+    final_state,
+    meta_namespace_key,
+    split_meta_namespace_key,
+)
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import ENDPOINTS, PODS, SERVICES
 from minikube_py.clock import Clock, RealClock
@@ -49,10 +54,6 @@ log = logging.getLogger("endpoint")
 HEADLESS_LABEL = "service.kubernetes.io/headless"
 #: Endpoints used as leader-election locks (old components) are never deleted as left-overs
 LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
-
-
-def _unwrap(obj: Object | DeletedFinalStateUnknown) -> Object:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 class EndpointsController:
@@ -69,11 +70,7 @@ class EndpointsController:
         self.services = factory.informer(SERVICES)
         self.pods = factory.informer(PODS)
         self.endpoints = factory.informer(ENDPOINTS)
-        self.services.add_event_handler(
-            EventHandlerFuncs(
-                add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
-            )
-        )
+        self.services.add_event_handler(EventHandlerFuncs.enqueueing(self.queue.add))
         self.pods.add_event_handler(pod_event_handlers(self.services.indexer, self.queue.add))
         self.endpoints.add_event_handler(
             EventHandlerFuncs(
@@ -97,11 +94,8 @@ class EndpointsController:
 
     # -- event handlers ------------------------------------------------------------------------
 
-    def _enqueue(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        self.queue.add(meta_namespace_key(_unwrap(obj)))
-
     def _endpoints_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        endpoints = _unwrap(obj)
+        endpoints = final_state(obj)
         self.written.observed(endpoints, deleted=True)
         self.queue.add(meta_namespace_key(endpoints))
 

@@ -26,13 +26,13 @@ from controllers.endpointutil.services import (
 from controllers.endpointutil.slices import SERVICE_INDEX, managed_slice_index
 from controllers.endpointutil.triggertime import ANNOTATION as TRIGGER_TIME_ANNOTATION
 from controllers.endpointutil.triggertime import TriggerTimeTracker
-from controllers.endpointutil.written import Written, update_or_forget
+from controllers.endpointutil.written import Written, observing_handlers, update_or_forget
 from minikube_py.api.errors import ApiError
 from minikube_py.api.timestamps import format_rfc3339
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import DeletedFinalStateUnknown, meta_namespace_key, split_meta_namespace_key
+from minikube_py.cache.store import meta_namespace_key, split_meta_namespace_key
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import ENDPOINTSLICES, NODES, PODS, SERVICES
 from minikube_py.clock import Clock, RealClock
@@ -50,10 +50,6 @@ _MANAGED = managed_slice_index(CONTROLLER_NAME)  # the Service key of a slice of
 
 class MissingNodesError(Exception):
     """Some selected pods run on nodes the cache does not know yet; retried with backoff."""
-
-
-def _unwrap(obj: Object | DeletedFinalStateUnknown) -> Object:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 class EndpointSliceController:
@@ -82,39 +78,15 @@ class EndpointSliceController:
         self.slices = factory.informer(ENDPOINTSLICES)
         if SERVICE_INDEX not in self.slices.indexer.indexer_names():  # another instance added it
             self.slices.add_indexers({SERVICE_INDEX: _MANAGED})
-        self.services.add_event_handler(
-            EventHandlerFuncs(
-                add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
-            )
-        )
+        self.services.add_event_handler(EventHandlerFuncs.enqueueing(self.queue.add))
         self.pods.add_event_handler(pod_event_handlers(self.services.indexer, self.queue.add))
-        self.slices.add_event_handler(
-            EventHandlerFuncs(
-                add=self._slice_changed,
-                update=lambda _o, new: self._slice_changed(new),
-                delete=self._slice_deleted,
-            )
-        )
+        self.slices.add_event_handler(observing_handlers(self.written, _MANAGED, self.queue.add))
 
     async def run(self, workers: int) -> None:
         synced = [s.has_synced for s in (self.services, self.pods, self.nodes, self.slices)]
         await run_workers(self.name, self.queue, self.sync, workers, synced, clock=self.clock)
 
     # -- event handlers ------------------------------------------------------------------------
-
-    def _enqueue(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        self.queue.add(meta_namespace_key(_unwrap(obj)))
-
-    def _slice_changed(self, slice_: Object) -> None:
-        self.written.observed(slice_)
-        for key in _MANAGED(slice_):
-            self.queue.add(key)
-
-    def _slice_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        slice_ = _unwrap(obj)
-        self.written.observed(slice_, deleted=True)
-        for key in _MANAGED(slice_):
-            self.queue.add(key)
 
     # -- sync ----------------------------------------------------------------------------------
 

@@ -18,12 +18,12 @@ import logging
 from controllers.endpointslicemirroring.mirror import CONTROLLER_NAME, plan_mirror
 from controllers.endpointutil.services import has_selector
 from controllers.endpointutil.slices import SKIP_MIRROR_LABEL, managed_slice_index
-from controllers.endpointutil.written import Written, update_or_forget
+from controllers.endpointutil.written import Written, observing_handlers, update_or_forget
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import DeletedFinalStateUnknown, meta_namespace_key, split_meta_namespace_key
+from minikube_py.cache.store import meta_namespace_key, split_meta_namespace_key
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import ENDPOINTS, ENDPOINTSLICES, SERVICES
 from minikube_py.clock import Clock, RealClock
@@ -35,10 +35,6 @@ log = logging.getLogger("endpointslicemirroring")
 LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
 _MIRRORED = managed_slice_index(CONTROLLER_NAME)
 MIRRORED_INDEX = "endpointslice-mirrored-service"
-
-
-def _unwrap(obj: Object | DeletedFinalStateUnknown) -> Object:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 def should_mirror(endpoints: Object) -> bool:
@@ -63,36 +59,14 @@ class EndpointSliceMirroringController:
         self.slices = factory.informer(ENDPOINTSLICES)
         if MIRRORED_INDEX not in self.slices.indexer.indexer_names():  # another instance added it
             self.slices.add_indexers({MIRRORED_INDEX: _MIRRORED})
-        handlers = EventHandlerFuncs(
-            add=self._enqueue, update=lambda _o, new: self._enqueue(new), delete=self._enqueue
-        )
+        handlers = EventHandlerFuncs.enqueueing(self.queue.add)
         self.services.add_event_handler(handlers)
         self.endpoints.add_event_handler(handlers)
-        self.slices.add_event_handler(
-            EventHandlerFuncs(
-                add=self._slice_changed,
-                update=lambda _o, new: self._slice_changed(new),
-                delete=self._slice_deleted,
-            )
-        )
+        self.slices.add_event_handler(observing_handlers(self.written, _MIRRORED, self.queue.add))
 
     async def run(self, workers: int) -> None:
         synced = [self.services.has_synced, self.endpoints.has_synced, self.slices.has_synced]
         await run_workers(self.name, self.queue, self.sync, workers, synced, clock=self.clock)
-
-    def _enqueue(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        self.queue.add(meta_namespace_key(_unwrap(obj)))
-
-    def _slice_changed(self, slice_: Object) -> None:
-        self.written.observed(slice_)
-        for key in _MIRRORED(slice_):
-            self.queue.add(key)
-
-    def _slice_deleted(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        slice_ = _unwrap(obj)
-        self.written.observed(slice_, deleted=True)
-        for key in _MIRRORED(slice_):
-            self.queue.add(key)
 
     async def sync(self, key: str) -> None:
         """``syncEndpoints``: mirror the Endpoints ``key``, or remove its mirrored slices."""

@@ -8,7 +8,13 @@ from collections.abc import Callable
 from minikube_py.api.labels import selector_from_set
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, Indexer, meta_namespace_key
+from minikube_py.cache.store import (
+    NAMESPACE_INDEX,
+    DeletedFinalStateUnknown,
+    Indexer,
+    final_state,
+    meta_namespace_key,
+)
 
 
 def selects(service: Object, pod: Object) -> bool:
@@ -58,6 +64,6 @@ def pod_event_handlers(services: Indexer, enqueue: Callable[[str], None]) -> Eve
             enqueue(key)
 
     def deleted(obj: Object | DeletedFinalStateUnknown) -> None:
-        added(obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj)
+        added(final_state(obj))
 
     return EventHandlerFuncs(add=added, update=updated, delete=deleted)

@@ -6,9 +6,12 @@ informer shows the write (an equal or newer ``resourceVersion``, or the deletion
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
-from minikube_py.cache.store import meta_namespace_key
+from minikube_py.cache.informer import EventHandlerFuncs
+from minikube_py.cache.store import final_state, meta_namespace_key
 from minikube_py.client.interfaces import ResourceClient
 
 
@@ -82,3 +85,22 @@ async def update_or_forget(resource: ResourceClient, obj: Object, written: Writt
         if err.code == 404:
             written.forget(owner, meta_namespace_key(obj))
         raise
+
+
+def observing_handlers(
+    written: Written, keys_of: Callable[[Object], list[str]], enqueue: Callable[[str], None]
+) -> EventHandlerFuncs:
+    """Handlers for the informer of the objects a controller writes: each event is ``observed``
+    (the informer caught up with a write) and enqueues the keys ``keys_of`` gives (the owning
+    Services, from the slice informer's index function)."""
+
+    def changed(obj: Object, deleted: bool = False) -> None:
+        written.observed(obj, deleted=deleted)
+        for key in keys_of(obj):
+            enqueue(key)
+
+    return EventHandlerFuncs(
+        add=changed,
+        update=lambda _old, new: changed(new),
+        delete=lambda obj: changed(final_state(obj), deleted=True),
+    )

@@ -45,6 +45,7 @@ from minikube_py.cache.store import (
     DeletedFinalStateUnknown,
     Indexer,
     IndexFunc,
+    deletion_handling_meta_namespace_key,
     namespace_index_func,
 )
 from minikube_py.client.interfaces import ListerWatcher
@@ -72,6 +73,16 @@ class EventHandlerFuncs:
     add: Callable[[Object], None] | None = None
     update: Callable[[Object, Object], None] | None = None
     delete: Callable[[Object | DeletedFinalStateUnknown], None] | None = None
+
+    @classmethod
+    def enqueueing(cls, enqueue: Callable[[str], None]) -> EventHandlerFuncs:
+        """Every add, update and delete enqueues the object's ``namespace/name`` key (the
+        usual handler of a controller keyed by the objects it watches)."""
+
+        def key(obj: Object | DeletedFinalStateUnknown) -> None:
+            enqueue(deletion_handling_meta_namespace_key(obj))
+
+        return cls(add=key, update=lambda _old, new: key(new), delete=key)
 
     def on_add(self, obj: Object, is_in_initial_list: bool) -> None:
         if self.add is not None:

@@ -68,6 +68,11 @@ class DeletedFinalStateUnknown:
     obj: Object
 
 
+def final_state(obj: Object | DeletedFinalStateUnknown) -> Object:
+    """What a delete handler was given, as an object: itself, or the last state the cache knew."""
+    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+
+
 def deletion_handling_meta_namespace_key(obj: Object | DeletedFinalStateUnknown) -> str:
     """``meta_namespace_key`` that also accepts a ``DeletedFinalStateUnknown`` (its ``key``):
     the key function for delete handlers."""

@@ -14,12 +14,13 @@ import asyncio
 import contextlib
 import datetime
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import DeletedFinalStateUnknown
+from minikube_py.cache.store import DeletedFinalStateUnknown, final_state
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import NODES, SERVICES, resource_type
 from minikube_py.clock import Clock
@@ -100,14 +101,14 @@ class Proxier:
             EventHandlerFuncs(add=self._node_changed, update=self._node_updated, delete=self._node_changed)
         )
 
-    def _handler(self, changed: object) -> EventHandlerFuncs:
+    def _handler(self, changed: Callable[[Object], None]) -> EventHandlerFuncs:
         def on(obj: Object | DeletedFinalStateUnknown) -> None:
-            changed(obj if isinstance(obj, dict) else obj.obj)  # type: ignore[operator]
+            changed(final_state(obj))
 
         return EventHandlerFuncs(add=on, update=lambda _old, new: on(new), delete=on)
 
     def _node_changed(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        node = obj if isinstance(obj, dict) else obj.obj
+        node = final_state(obj)
         if self.config.node_names is None or node.get("metadata", {}).get("name") in self.config.node_names:
             self._queue()
 

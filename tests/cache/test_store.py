@@ -13,10 +13,12 @@ from minikube_py.cache import (
     DeletedFinalStateUnknown,
     Indexer,
     deletion_handling_meta_namespace_key,
+    final_state,
     meta_namespace_key,
     namespace_index_func,
     split_meta_namespace_key,
 )
+from minikube_py.cache.informer import EventHandlerFuncs
 from tests.cache.helpers import pod
 
 APP_INDEX = "app"
@@ -196,3 +198,18 @@ def test_thread_safety_smoke() -> None:
     for app in ("web", "db"):
         expected = sorted(f"default/{name}" for name, value in labels.items() if value == app)
         assert indexer.index_keys(APP_INDEX, app) == expected
+
+
+def test_final_state_and_enqueueing_handlers_accept_a_tombstone() -> None:
+    """A delete seen only at a relist comes as ``DeletedFinalStateUnknown``: ``final_state``
+    gives its last known object, and ``EventHandlerFuncs.enqueueing`` its key."""
+    live = {"metadata": {"namespace": "ns", "name": "p"}}
+    tombstone = DeletedFinalStateUnknown("ns/gone", {"metadata": {"namespace": "ns", "name": "old"}})
+    assert final_state(live) is live
+    assert final_state(tombstone) is tombstone.obj
+    keys: list[str] = []
+    handlers = EventHandlerFuncs.enqueueing(keys.append)
+    handlers.on_add(live, False)
+    handlers.on_update({"metadata": {"namespace": "ns", "name": "before"}}, live)
+    handlers.on_delete(tombstone)
+    assert keys == ["ns/p", "ns/p", "ns/gone"]
