@@ -84,9 +84,12 @@ def ephemeral_status(cluster: Cluster, pod: str, name: str) -> dict[str, object]
 @pytest.mark.parametrize("minor", KUBECTL_MINORS)
 def test_kubectl_debug_attaches_a_shell_in_the_pod_beside_its_target(cluster: Cluster, minor: int) -> None:
     name = f"dbg{minor}"
+    # the pattern "debug-targe[t]-N" matches the target's command line but not grep's own (a
+    # plain MARKER would find itself in grep's cmdline: the check could never fail)
+    pattern = MARKER.replace("target", "targe[t]", 1)
     script = (
         'echo "ip=$POD_IP"; grep -l "'
-        + MARKER
+        + pattern
         + '" /proc/[0-9]*/cmdline 2>/dev/null | grep -q . && echo sees-target; exit 0\n'
     )
     result = kubectl(
