@@ -72,6 +72,17 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("get", "list", "create", "update", "delete"), "discovery.k8s.io", ("endpointslices",)),
         events_rule(),
     ],
+    "horizontal-pod-autoscaler": [
+        rule(("get", "list", "watch"), "autoscaling", ("horizontalpodautoscalers",)),
+        rule("update", "autoscaling", ("horizontalpodautoscalers/status",)),
+        rule(("get", "update"), "*", ("*/scale",)),
+        rule("list", "", ("pods",)),
+        # resource, custom and external metrics, as upstream grants them
+        rule("list", "metrics.k8s.io", ("pods",)),
+        rule(("get", "list"), "custom.metrics.k8s.io", ("*",)),
+        rule(("get", "list"), "external.metrics.k8s.io", ("*",)),
+        events_rule(),
+    ],
 }
 
 

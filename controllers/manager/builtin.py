@@ -13,6 +13,7 @@ from controllers.manager.registry import ControllerContext, ControllerRegistry, 
 from controllers.namespace.controller import NamespaceController
 from controllers.nodelifecycle.controller import NodeLifecycleController
 from controllers.nodelifecycle.tainteviction import TaintEvictionController
+from controllers.podautoscaler import HorizontalController
 from controllers.replicaset.controller import ReplicaSetController
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
@@ -72,6 +73,10 @@ def _endpointslice_mirroring(c: ControllerContext) -> Controller:
     return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
 
 
+def _horizontal_pod_autoscaler(c: ControllerContext) -> Controller:
+    return HorizontalController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -113,6 +118,13 @@ def builtin_registry() -> ControllerRegistry:
                 "endpointslicemirroring-controller",
                 5,
                 ("endpointslicemirroring",),
+            ),
+            ControllerSpec(
+                "horizontal-pod-autoscaler-controller",
+                _horizontal_pod_autoscaler,
+                "horizontal-pod-autoscaler",
+                5,
+                ("horizontalpodautoscaling",),
             ),
         ]
     )

@@ -138,8 +138,8 @@ class RESTResource:
 
     # ResourceClient
 
-    async def get(self, name: str) -> Object:
-        path = self.item_path(name, self._namespace)
+    async def get(self, name: str, *, subresource: str = "") -> Object:
+        path = self.item_path(name, self._namespace, subresource)
         return await self._client.request("GET", path, what=self._what("get", name))
 
     async def create(self, obj: Mapping[str, Any], *, field_manager: str | None = None) -> Object:

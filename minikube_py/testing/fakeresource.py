@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from minikube_py.api import errors
+from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.timestamps import now_rfc3339
 from minikube_py.client.interfaces import (
@@ -60,10 +61,12 @@ class FakeResourceClient:
             raise errors.not_found(self._rt.resource, name, self._rt.group)
         return obj
 
-    async def get(self, name: str) -> Object:
+    async def get(self, name: str, *, subresource: str = "") -> Object:
+        """The object, or its ``scale`` subresource (a Scale view, as the apiserver's)."""
         ns = self._ns()
-        self._fake._record(Action("get", self._rt.resource, ns, name))
-        return copy.deepcopy(self._existing(ns, name))
+        self._fake._record(Action("get", self._rt.resource, ns, name, subresource))
+        found = self._existing(ns, name)
+        return scale_of(found) if subresource == "scale" else copy.deepcopy(found)
 
     async def list(
         self,
@@ -179,7 +182,12 @@ class FakeResourceClient:
         return self._store_update(current, body, subresource)
 
     def _store_update(self, current: Object, body: Object, subresource: str) -> Object:
-        if subresource == "finalize":
+        if subresource == "scale":  # the Scale's spec.replicas becomes the object's
+            updated = copy.deepcopy(current)
+            updated.setdefault("spec", {})["replicas"] = (body.get("spec") or {}).get("replicas", 0)
+            meta = updated["metadata"]
+            meta["generation"] = int(meta.get("generation", 0)) + 1
+        elif subresource == "finalize":
             updated = copy.deepcopy(current)
             updated.setdefault("spec", {})["finalizers"] = list(
                 (body.get("spec") or {}).get("finalizers") or []
@@ -301,3 +309,20 @@ class FakeResourceClient:
         if (self._rt.resource, subresource) == ("serviceaccounts", "token"):
             return token_request(ns, name, body)
         return copy.deepcopy(dict(body))
+
+
+def scale_of(obj: Object) -> Object:
+    """The autoscaling/v1 Scale the apiserver serves for ``obj`` (spec and status replicas, the
+    selector in its string form)."""
+    meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}
+    selector = spec.get("selector")
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion") if k in meta},
+        "spec": {"replicas": spec.get("replicas", 0)},
+        "status": {
+            "replicas": status.get("replicas", 0),
+            "selector": str(label_selector_as_selector(selector)) if selector else "",
+        },
+    }

@@ -14,7 +14,7 @@ runs on the v2 form of both versions.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, ClassVar
 
 from apiserver.registry.resources.hpaconversion import (
     DEFAULT_CPU_UTILIZATION,
@@ -25,7 +25,7 @@ from apiserver.registry.resources.hpaconversion import (
 from apiserver.registry.resources.hpaprint import COLUMNS, hpa_cells
 from apiserver.registry.resources.hpavalidation import validate_hpa
 from apiserver.registry.resources.podvalidation import to_causes
-from apiserver.registry.strategy import Column, Strategy
+from apiserver.registry.strategy import Column, ServedModels, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import autoscaling, autoscaling_v2
 from minikube_py.api.unstructured import Object
@@ -67,7 +67,7 @@ def default_v2(hpa: Object) -> None:
 
 
 class HorizontalPodAutoscalerStrategy(Strategy):
-    kinds = (autoscaling_v2.HorizontalPodAutoscaler,)
+    kinds: ClassVar[ServedModels] = (autoscaling_v2.HorizontalPodAutoscaler,)
     status_field = "status"
     spec_field = "spec"
 

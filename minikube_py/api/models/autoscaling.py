@@ -96,6 +96,8 @@ class HorizontalPodAutoscaler(TypeMeta):
     """Configuration of a horizontal pod autoscaler (autoscaling/v1; the metrics, conditions and
     behavior of autoscaling/v2 travel in ``autoscaling.alpha.kubernetes.io/*`` annotations)."""
 
+    required_fields = ("spec",)
+
     kinds = (
         Served(
             "autoscaling",

@@ -317,6 +317,8 @@ class HorizontalPodAutoscaler(TypeMeta):
     """Configuration of a horizontal pod autoscaler, which manages the replicas of any resource
     with a ``scale`` subresource from the metrics it names."""
 
+    required_fields = ("spec",)
+
     kinds = (
         Served(
             "autoscaling",
