@@ -55,7 +55,7 @@ def node_housekeeping(
         host = SimulatedHost(memory, storage, clock.now())
     else:
         host = ProcessHost(str(root))
-    summaries = SummaryProvider(node.name, runtime, host, clock)
+    summaries = SummaryProvider(node.name, runtime, host, clock, manager.workers.known)
     gc = ContainerGC(runtime, manager.pod_exists, clock)
     eviction = EvictionManager(
         summaries,

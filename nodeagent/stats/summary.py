@@ -11,10 +11,12 @@ every 10 s) sees rates over at least a second. ``summary_json`` renders upstream
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from minikube_py.api.timestamps import format_rfc3339
+from minikube_py.api.unstructured import Object
 from minikube_py.clock import Clock
 from nodeagent.pod.runtimestatus import (
     LABEL_CONTAINER_NAME,
@@ -24,6 +26,7 @@ from nodeagent.pod.runtimestatus import (
 )
 from nodeagent.runtime.interface import ContainerRuntime, ContainerStatus
 from nodeagent.stats.host import HostStats
+from nodeagent.stats.simulated import simulated_usage
 from nodeagent.stats.usage import ContainerUsage, CpuRates, NodeUsage, PodUsage, Summary
 
 NODE_KEY = "node"
@@ -32,7 +35,17 @@ NODE_KEY = "node"
 class SummaryProvider:
     """Usage of node ``node_name``: its pods from ``runtime``, its own from ``host``."""
 
-    def __init__(self, node_name: str, runtime: ContainerRuntime, host: HostStats, clock: Clock) -> None:
+    def __init__(
+        self,
+        node_name: str,
+        runtime: ContainerRuntime,
+        host: HostStats,
+        clock: Clock,
+        pods: Callable[[], Mapping[str, Object]] | None = None,
+    ) -> None:
+        """``pods`` gives the node's pods by uid, whose annotations may script their usage
+        (``simulated``)."""
+        self.pods = pods or dict
         self.node_name = node_name
         self.runtime = runtime
         self.host = host
@@ -44,6 +57,7 @@ class SummaryProvider:
         containers = {c.id: c for c in await self.runtime.list_containers() if c.id in stats}
         sandboxes = {s.uid: s.created_at for s in await self.runtime.list_pod_sandboxes()}
         now = self.clock.now()
+        known = self.pods()
         by_pod: dict[str, list[tuple[ContainerStatus, ContainerUsage]]] = {}
         for cid, status in containers.items():
             sample = stats[cid]
@@ -56,6 +70,13 @@ class SummaryProvider:
                 cpu_usage_core_nanoseconds=sample.cpu_usage_core_nanoseconds,
                 memory_working_set_bytes=sample.memory_working_set_bytes,
             )
+            cpu, memory = simulated_usage(known.get(status.labels.get(LABEL_POD_UID, "")))
+            if cpu is not None or memory is not None:
+                usage = replace(
+                    usage,
+                    cpu_usage_nano_cores=usage.cpu_usage_nano_cores if cpu is None else cpu,
+                    memory_working_set_bytes=usage.memory_working_set_bytes if memory is None else memory,
+                )
             by_pod.setdefault(status.labels.get(LABEL_POD_UID, ""), []).append((status, usage))
         pods = tuple(_pod(uid, found, sandboxes.get(uid, now)) for uid, found in by_pod.items() if uid)
         self.rates.retain({*containers, NODE_KEY})
