@@ -135,7 +135,8 @@ INSTALLED = [m for m in KUBECTL_MINORS if (Path(KUBECTL_DIR) / f"kubectl.1.{m}")
 
 @pytest.mark.parametrize("minor", INSTALLED)
 def test_every_kubectl_autoscales(cluster: Cluster, minor: int) -> None:
-    """1.27..1.31 send autoscaling/v1 as JSON, 1.32 and 1.33 as protobuf."""
+    """kubectl creates an autoscaling/v1 HPA (from 1.32 its typed client writes protobuf:
+    /work/shared/kubectl-wire.md)."""
     binary = Path(KUBECTL_DIR) / f"kubectl.1.{minor}"
     ns = namespace(cluster)
     apply(cluster, ns, deployment("web", "10m"))
