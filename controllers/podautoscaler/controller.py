@@ -215,13 +215,13 @@ class HorizontalController:
     ) -> None:
         """Upstream's ``setStatus``: a new status keeping lastScaleTime and the conditions."""
         old = hpa.get("status") or {}
-        status: Object = {"currentReplicas": current, "desiredReplicas": desired}
+        status: Object = {"desiredReplicas": desired, "currentMetrics": statuses or None}  # as Go encodes it
+        if current:
+            status["currentReplicas"] = current  # omitempty
         if rescale:
             status["lastScaleTime"] = format_rfc3339(now)
         elif old.get("lastScaleTime"):
             status["lastScaleTime"] = old["lastScaleTime"]
-        if statuses:
-            status["currentMetrics"] = statuses
         if old.get("conditions"):
             status["conditions"] = old["conditions"]
         hpa["status"] = status

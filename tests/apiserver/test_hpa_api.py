@@ -44,6 +44,7 @@ async def test_v2_defaults_min_replicas_metric_and_behavior(api: httpx.AsyncClie
     spec = created.json()["spec"]
     assert spec["minReplicas"] == 1 and spec["metrics"] == [cpu(80)]
     assert "behavior" not in spec  # defaulted only when set, as upstream
+    assert created.json()["status"] == {"currentMetrics": None, "desiredReplicas": 0}  # Go's zero status
     with_behavior = await api.post(
         V2, json=v2("b", behavior={"scaleDown": {"stabilizationWindowSeconds": 5}})
     )
@@ -67,6 +68,7 @@ async def test_v1_create_reads_back_as_v2_and_v1(api: httpx.AsyncClient) -> None
     created = await api.post(V1, json=v1("web", minReplicas=2, targetCPUUtilizationPercentage=50))
     assert created.status_code == 201, created.text
     assert created.json()["spec"]["targetCPUUtilizationPercentage"] == 50
+    assert created.json()["status"] == {"currentReplicas": 0, "desiredReplicas": 0}
     as_v2 = (await api.get(f"{V2}/web")).json()
     assert as_v2["apiVersion"] == "autoscaling/v2"
     assert as_v2["spec"]["metrics"] == [cpu(50)] and as_v2["spec"]["minReplicas"] == 2

@@ -74,6 +74,10 @@ class HorizontalPodAutoscalerStrategy(Strategy):
     def default(self, obj: Object) -> None:
         default_v2(obj)
 
+    def prepare_for_create(self, obj: Object) -> None:
+        """An empty status, as Go encodes upstream's zero v2 status."""
+        obj["status"] = {"currentMetrics": None, "desiredReplicas": 0}
+
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_hpa(obj))
 
@@ -92,6 +96,9 @@ class HorizontalPodAutoscalerV1Strategy(HorizontalPodAutoscalerStrategy):
         spec = obj.get("spec")
         if isinstance(spec, dict):
             spec.setdefault("minReplicas", 1)
+
+    def prepare_for_create(self, obj: Object) -> None:
+        obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
 
     def validate(self, obj: Object) -> list[Cause]:
         v2 = hpa_to_v2(obj)

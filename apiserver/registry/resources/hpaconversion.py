@@ -239,6 +239,9 @@ def hpa_to_v2(hpa: Object) -> Object:
         out["spec"] = v2spec
     if isinstance(status := hpa.get("status"), dict):
         v2status = {k: v for k, v in status.items() if k != "currentCPUUtilizationPercentage"}
+        if not v2status.get("currentReplicas"):
+            v2status.pop("currentReplicas", None)  # omitempty in v2, always sent in v1
+        v2status.setdefault("currentMetrics", None)  # v2 always sends it (null when none)
         current = _decoded(annotations, CURRENT_METRICS)
         if isinstance(current, list):
             v2status["currentMetrics"] = [metric_status_from_v1(m) for m in current if isinstance(m, dict)]
@@ -275,6 +278,8 @@ def hpa_to_v1(hpa: Object) -> Object:
         out["spec"] = v1spec
     if isinstance(status := hpa.get("status"), dict):
         v1status = {k: v for k, v in status.items() if k not in ("currentMetrics", "conditions")}
+        v1status.setdefault("currentReplicas", 0)
+        v1status.setdefault("desiredReplicas", 0)
         current = [m for m in status.get("currentMetrics") or [] if isinstance(m, dict)]
         for metric in current:
             res = metric.get("resource") or {}
