@@ -15,9 +15,9 @@ from starlette.responses import Response
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
+from apiserver.endpoints.proxy import CATALOG_KEY
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import check_body, check_kind_body, typed_patch
-from apiserver.endpoints.proxy import CATALOG_KEY
 from apiserver.registry.catalog import Catalog
 from apiserver.registry.eviction import EvictionREST
 from apiserver.registry.store import GenericStore
