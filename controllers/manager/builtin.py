@@ -5,6 +5,7 @@ service account each acts as (``system:controller:<account>``), and default work
 from __future__ import annotations
 
 from controllers.deployment.controller import DeploymentController
+from controllers.disruption.controller import DisruptionController
 from controllers.endpoint.controller import EndpointsController
 from controllers.endpointslice.controller import EndpointSliceController
 from controllers.endpointslicemirroring.controller import EndpointSliceMirroringController
@@ -72,6 +73,10 @@ def _endpointslice_mirroring(c: ControllerContext) -> Controller:
     return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
 
 
+def _disruption(c: ControllerContext) -> Controller:
+    return DisruptionController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -114,5 +119,6 @@ def builtin_registry() -> ControllerRegistry:
                 5,
                 ("endpointslicemirroring",),
             ),
+            ControllerSpec("disruption-controller", _disruption, "disruption-controller", 1, ("disruption",)),
         ]
     )
