@@ -48,7 +48,13 @@ async def running_pod(
 
 
 async def budget(
-    api: httpx.AsyncClient, name: str, allowed: int, *, observed: bool = True, **spec: Any
+    api: httpx.AsyncClient,
+    name: str,
+    allowed: int,
+    *,
+    observed: bool = True,
+    healthy: int | None = None,
+    **spec: Any,
 ) -> None:
     body = {
         "metadata": {"name": name},
@@ -61,7 +67,7 @@ async def budget(
     pdb["status"] = {
         "observedGeneration": 1 if observed else 0,
         "disruptionsAllowed": allowed,
-        "currentHealthy": 1 + allowed,
+        "currentHealthy": 1 + allowed if healthy is None else healthy,
         "desiredHealthy": 1,
         "expectedPods": 1 + allowed,
     }
@@ -197,3 +203,17 @@ async def test_two_concurrent_evictions_spend_one_disruption_once(api: httpx.Asy
     assert [await exists(api, "a"), await exists(api, "b")].count(True) == 1
     status = (await api.get(f"{PDBS}/pdb")).json()["status"]
     assert status["disruptionsAllowed"] == 0 and len(status["disruptedPods"]) == 1
+
+
+@pytest.mark.parametrize(("policy", "code"), [("IfHealthyBudget", 429), ("AlwaysAllow", 201)])
+async def test_unready_pod_of_an_unmet_budget_goes_only_when_always_allowed(
+    api: httpx.AsyncClient, policy: str, code: int
+) -> None:
+    await running_pod(api, "sick", ready=False)
+    await budget(api, "pdb", 0, healthy=0, unhealthyPodEvictionPolicy=policy)
+    answer = await evict(api, "sick")
+    assert answer.status_code == code, answer.text
+    assert await exists(api, "sick") == (code == 429)
+    pod = (await api.get(f"{NS}/pods/sick")).json()
+    targeted = any(c["type"] == "DisruptionTarget" for c in pod["status"]["conditions"])
+    assert targeted == (code == 201)  # a refused eviction leaves no condition
