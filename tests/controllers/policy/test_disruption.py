@@ -305,3 +305,13 @@ async def test_a_stale_disruption_target_condition_is_reset_after_two_minutes() 
     (written,) = h.bodies("update", "pods", "status")
     (target,) = [c for c in written["status"]["conditions"] if c["type"] == "DisruptionTarget"]
     assert target["status"] == "False"
+
+
+async def test_pod_and_budget_events_enqueue_the_budget() -> None:
+    h = Harness()
+    dc = make(h)
+    h.seed(PODDISRUPTIONBUDGETS, budget(minAvailable=1))
+    dc._pod_changed(pod("p", None))
+    dc._pod_changed(pod("stranger", None, labels={"app": "other"}))
+    assert len(dc.queue) == 1
+    assert await dc.queue.get() == KEY
