@@ -83,6 +83,17 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("get", "list"), "external.metrics.k8s.io", ("*",)),
         events_rule(),
     ],
+    "disruption-controller": [
+        rule(("get", "list", "watch"), ("extensions", APPS), ("deployments",)),
+        rule(("get", "list", "watch"), (APPS, "extensions"), ("replicasets",)),
+        rule(("get", "list", "watch"), "", ("replicationcontrollers",)),
+        rule(("get", "list", "watch"), "policy", ("poddisruptionbudgets",)),
+        rule(("get", "list", "watch"), APPS, ("statefulsets",)),
+        rule("update", "policy", ("poddisruptionbudgets/status",)),
+        rule(("patch", "update"), "", ("pods/status",)),
+        rule("get", "*", ("*/scale",)),
+        events_rule(),
+    ],
 }
 
 

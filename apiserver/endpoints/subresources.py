@@ -1,10 +1,11 @@
 """Subresources that are views or actions on their parent object: ``scale`` (autoscaling/v1
 Scale of deployments, replica sets and stateful sets), ``pods/binding`` (the scheduler sets
 ``spec.nodeName``, once) and ``pods/eviction`` (policy/v1; a delete that disruption budgets may
-refuse, once they exist)."""
+refuse: ``registry/eviction.py``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,8 +15,11 @@ from starlette.responses import Response
 from apiserver.endpoints import body as bodies
 from apiserver.endpoints.encoding import JSONResponse
 from apiserver.endpoints.ownership import field_manager, manager_name, tracker
+from apiserver.endpoints.proxy import CATALOG_KEY
 from apiserver.endpoints.requestbody import read_body
 from apiserver.endpoints.typecheck import check_body, check_kind_body, typed_patch
+from apiserver.registry.catalog import Catalog
+from apiserver.registry.eviction import EvictionREST
 from apiserver.registry.store import GenericStore
 from apiserver.request.queryparams import first_values
 from minikube_py.api import errors
@@ -150,6 +154,12 @@ async def eviction(request: Request, store: GenericStore, verb: str, namespace: 
     body: dict[str, Any] = bodies.decode_object(raw, request.headers.get("content-type"))
     check_kind_body("policy/v1", "Eviction", body, raw)
     _check_name(body, "Eviction", name)
-    options = body.get("deleteOptions") or {}
-    await store.delete(namespace, name, bodies.delete_options(dumps(options), {}))
+    options = bodies.delete_options(dumps(body.get("deleteOptions") or {}), {})
+    if bodies.dry_run(first_values(request.query_params.multi_items()), "CreateOptions"):
+        options = dataclasses.replace(options, dry_run=True)  # upstream's propagateDryRun
+    catalog: Catalog = request.scope[CATALOG_KEY]
+    evictions = EvictionREST(store, catalog.store("policy", "v1", "poddisruptionbudgets"))
+    failure = await evictions.evict(namespace, name, options)
+    if failure is not None:
+        return JSONResponse(failure, status_code=failure["code"])
     return JSONResponse(SUCCESS, status_code=201)

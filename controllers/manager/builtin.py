@@ -5,6 +5,7 @@ service account each acts as (``system:controller:<account>``), and default work
 from __future__ import annotations
 
 from controllers.deployment.controller import DeploymentController
+from controllers.disruption.controller import DisruptionController
 from controllers.endpoint.controller import EndpointsController
 from controllers.endpointslice.controller import EndpointSliceController
 from controllers.endpointslicemirroring.controller import EndpointSliceMirroringController
@@ -77,6 +78,10 @@ def _horizontal_pod_autoscaler(c: ControllerContext) -> Controller:
     return HorizontalController(c.client, c.factory, c.recorder, clock=c.clock)
 
 
+def _disruption(c: ControllerContext) -> Controller:
+    return DisruptionController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -126,5 +131,6 @@ def builtin_registry() -> ControllerRegistry:
                 5,
                 ("horizontalpodautoscaling",),
             ),
+            ControllerSpec("disruption-controller", _disruption, "disruption-controller", 1, ("disruption",)),
         ]
     )

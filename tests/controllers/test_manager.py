@@ -38,6 +38,7 @@ ALL = [
     "endpointslice-controller",
     "endpointslice-mirroring-controller",
     "horizontal-pod-autoscaler-controller",
+    "disruption-controller",
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from minikube_py.api.models.base import Int32, Int64, IntOrString, K8sModel, Time
 from minikube_py.api.models.meta import Condition, DeleteOptions, LabelSelector, ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
-from minikube_py.api.scheme import Kind
+from minikube_py.api.scheme import STATUS, Kind, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.policy.v1"
 
@@ -57,6 +57,8 @@ class PodDisruptionBudgetStatus(K8sModel):
 
 class PodDisruptionBudget(TypeMeta):
     """The most pods of a collection that may be down at once through voluntary disruptions."""
+
+    kinds = (Served("policy", "v1", "poddisruptionbudgets", True, ("pdb",), subresources=(STATUS,)),)
 
     metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
