@@ -72,6 +72,14 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("get", "list", "create", "update", "delete"), "discovery.k8s.io", ("endpointslices",)),
         events_rule(),
     ],
+    "cronjob-controller": [
+        rule(("get", "list", "watch", "update"), "batch", ("cronjobs",)),
+        rule(("get", "list", "watch", "create", "update", "delete", "patch"), "batch", ("jobs",)),
+        rule("update", "batch", ("cronjobs/status",)),
+        rule("update", "batch", ("cronjobs/finalizers",)),
+        rule(("list", "delete"), "", ("pods",)),
+        events_rule(),
+    ],
 }
 
 
