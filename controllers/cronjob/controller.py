@@ -24,7 +24,7 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import CRONJOBS, resource_type
+from minikube_py.client.resourcetypes import CRONJOBS, JOBS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
 from minikube_py.cron import CronParseError
@@ -33,8 +33,6 @@ from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("cronjob")
-
-JOBS = resource_type("batch/v1", "jobs")
 
 
 class CronJobController:

@@ -10,6 +10,7 @@ from controllers.endpoint.controller import EndpointsController
 from controllers.endpointslice.controller import EndpointSliceController
 from controllers.endpointslicemirroring.controller import EndpointSliceMirroringController
 from controllers.garbagecollector.garbagecollector import GarbageCollector
+from controllers.job.controller import JobController
 from controllers.manager.registry import ControllerContext, ControllerRegistry, ControllerSpec
 from controllers.namespace.controller import NamespaceController
 from controllers.nodelifecycle.controller import NodeLifecycleController
@@ -17,6 +18,7 @@ from controllers.nodelifecycle.tainteviction import TaintEvictionController
 from controllers.replicaset.controller import ReplicaSetController
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
+from controllers.ttlafterfinished.controller import TTLAfterFinishedController
 from minikube_py.controller import Controller
 
 
@@ -73,6 +75,14 @@ def _endpointslice_mirroring(c: ControllerContext) -> Controller:
     return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
 
 
+def _job(c: ControllerContext) -> Controller:
+    return JobController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _ttl_after_finished(c: ControllerContext) -> Controller:
+    return TTLAfterFinishedController(c.client, c.factory, clock=c.clock)
+
+
 def _cronjob(c: ControllerContext) -> Controller:
     return CronJobController(c.client, c.factory, c.recorder, clock=c.clock)
 
@@ -118,6 +128,14 @@ def builtin_registry() -> ControllerRegistry:
                 "endpointslicemirroring-controller",
                 5,
                 ("endpointslicemirroring",),
+            ),
+            ControllerSpec("job-controller", _job, "job-controller", 5, ("job",)),
+            ControllerSpec(
+                "ttl-after-finished-controller",
+                _ttl_after_finished,
+                "ttl-after-finished-controller",
+                5,
+                ("ttl-after-finished",),
             ),
             ControllerSpec("cronjob-controller", _cronjob, "cronjob-controller", 5, ("cronjob",)),
         ]

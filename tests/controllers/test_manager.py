@@ -37,6 +37,8 @@ ALL = [
     "endpoints-controller",
     "endpointslice-controller",
     "endpointslice-mirroring-controller",
+    "job-controller",
+    "ttl-after-finished-controller",
     "cronjob-controller",
 ]
 
