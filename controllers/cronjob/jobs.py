@@ -88,7 +88,11 @@ def in_active_list_by_name(cronjob: Object, namespace: str, name: str) -> bool:
 
 
 def delete_from_active_list(cronjob: Object, uid: str) -> None:
-    cronjob.setdefault("status", {})["active"] = [ref for ref in active(cronjob) if ref.get("uid") != uid]
+    """Drop the Job ``uid``; an emptied list is left out, as upstream's JSON omits it."""
+    status = cronjob.setdefault("status", {})
+    status["active"] = [ref for ref in active(cronjob) if ref.get("uid") != uid]
+    if not status["active"]:
+        del status["active"]
 
 
 def oldest_first(jobs: list[Object]) -> list[Object]:

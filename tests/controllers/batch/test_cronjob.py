@@ -299,7 +299,7 @@ async def test_finished_jobs_leave_the_active_list_and_success_is_recorded() -> 
         "Normal SawCompletedJob Saw completed job: hello-29454300, condition: Failed",
     ]
     status = h.cronjob()["status"]
-    assert status["active"] == []
+    assert "active" not in status  # omitted when empty, as upstream's JSON
     assert status["lastSuccessfulTime"] == stamp(TOP - 2 * HOUR + 30)
 
 
@@ -310,7 +310,7 @@ async def test_an_active_job_gone_from_the_api_is_dropped() -> None:
     h.seed(CRONJOBS, cj)
     await h.sync()
     assert h.recorder.events == ["Normal MissingJob Active job went missing: hello-29454300"]
-    assert h.cronjob()["status"]["active"] == []
+    assert "active" not in h.cronjob()["status"]
 
 
 async def test_an_active_job_only_the_cache_misses_is_kept() -> None:

@@ -1,8 +1,9 @@
 """CronJobs with real kubectl on ``up --nodes 2``: ``kubectl create cronjob ... --schedule="*/1 *
 * * *" -- date`` makes a Job at the next minute (within 70 s), that Job completes, ``kubectl
 create job --from=cronjob/...`` works, and the successful-jobs history limit keeps only the
-newest finished Job. One schedule minute at most: the history is filled with ``--from`` Jobs
-(owned by the CronJob as its own are), so the test needs no second minute."""
+newest finished Job. One schedule minute at most: after its run the CronJob is suspended and its
+history filled with ``--from`` Jobs (owned by it as its own are), so no second minute is needed
+and no later run can race the history checks."""
 
 from __future__ import annotations
 
@@ -59,20 +60,6 @@ def test_a_minutely_cronjob_runs_its_job_and_keeps_its_history(cluster: Cluster)
     wide = ok(cluster, "get", "cronjob", "tick", "-o", "wide").splitlines()[0].split()
     assert wide[-3:] == ["CONTAINERS", "IMAGES", "SELECTOR"]
 
-    # two Jobs from the template by hand, owned by the CronJob: the first one finished beyond
-    # the history limit of 1 is deleted by the controller
-    ok(cluster, "create", "job", "--from=cronjob/tick", "tick-manual-1")
-    complete(cluster, "tick-manual-1")
-    ok(cluster, "create", "job", "--from=cronjob/tick", "tick-manual-2")
-    complete(cluster, "tick-manual-2")
-    manual = get(cluster, "job", "tick-manual-2")["metadata"]
-    assert manual["annotations"]["cronjob.kubernetes.io/instantiate"] == "manual"
-    eventually(
-        lambda: "tick-manual-1" not in {j["metadata"]["name"] for j in owned_jobs(cluster, "tick")},
-        "the older finished Job deleted (successfulJobsHistoryLimit 1)",
-        timeout=30,
-    )
-
     # the scheduled run: at the next minute, named after it in minutes since the epoch
     scheduled = eventually(
         lambda: [j for j in owned_jobs(cluster, "tick") if SCHEDULED in j["metadata"].get("annotations", {})],
@@ -83,12 +70,10 @@ def test_a_minutely_cronjob_runs_its_job_and_keeps_its_history(cluster: Cluster)
     name = job["metadata"]["name"]
     minute = int(name.removeprefix("tick-"))
     assert minute * 60 - created_at <= 60
-    assert job["metadata"]["annotations"][SCHEDULED] == time.strftime(
-        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(minute * 60)
-    )
+    at_minute = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(minute * 60))
+    assert job["metadata"]["annotations"][SCHEDULED] == at_minute
     complete(cluster, name)
     assert ok(cluster, "logs", f"job/{name}").strip()  # date printed something
-
     status = eventually(
         lambda: (
             (s := get(cluster, "cronjob", "tick")["status"]).get("lastSuccessfulTime")
@@ -97,13 +82,30 @@ def test_a_minutely_cronjob_runs_its_job_and_keeps_its_history(cluster: Cluster)
         ),
         "the CronJob's status after its run",
     )
-    assert status["lastScheduleTime"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(minute * 60))
-    # history: only the newest finished Job is left (tick-manual-2 deleted after the scheduled one)
+    assert status["lastScheduleTime"] == at_minute
+    # suspended: no further scheduled run, while finished Jobs are still cleaned up
+    ok(cluster, "patch", "cronjob", "tick", "--type=merge", "-p", '{"spec": {"suspend": true}}')
+
+    # two Jobs from the template by hand, owned by the CronJob as its own are: each one that
+    # finishes pushes the older finished Job past the history limit of 1
+    ok(cluster, "create", "job", "--from=cronjob/tick", "tick-manual-1")
+    manual = get(cluster, "job", "tick-manual-1")["metadata"]
+    assert manual["annotations"]["cronjob.kubernetes.io/instantiate"] == "manual"
+    complete(cluster, "tick-manual-1")
     eventually(
-        lambda: [j["metadata"]["name"] for j in owned_jobs(cluster, "tick")] == [name],
+        lambda: [j["metadata"]["name"] for j in owned_jobs(cluster, "tick")] == ["tick-manual-1"],
+        "the scheduled Job deleted as the older finished one",
+        timeout=30,
+    )
+    ok(cluster, "create", "job", "--from=cronjob/tick", "tick-manual-2")
+    complete(cluster, "tick-manual-2")
+    eventually(
+        lambda: [j["metadata"]["name"] for j in owned_jobs(cluster, "tick")] == ["tick-manual-2"],
         "one successful Job kept",
         timeout=30,
     )
+    described = ok(cluster, "describe", "cronjob", "tick")
+    assert "Schedule:" in described and "*/1 * * * *" in described and "SuccessfulCreate" in described
     events = ok(
         cluster,
         "get",
@@ -115,7 +117,7 @@ def test_a_minutely_cronjob_runs_its_job_and_keeps_its_history(cluster: Cluster)
         "--no-headers",
     )
     assert f"Created job {name}" in events
-    assert "Deleted job tick-manual-1" in events and "Deleted job tick-manual-2" in events
+    assert f"Deleted job {name}" in events and "Deleted job tick-manual-1" in events
     assert f"Saw completed job: {name}, condition: Complete" in events
 
 
