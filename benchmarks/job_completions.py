@@ -27,6 +27,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def complete(obj: dict[str, Any]) -> bool:
     return any(c.get("type") == "Complete" and c.get("status") == "True" for c in conditions)
 
 
-async def baseline(client: RESTClient, count: int) -> float:
+async def baseline(client: RESTClient, count: int, figures: dict[str, float]) -> None:
     pods = client.resource(PODS, NAMESPACE)
     watching = asyncio.ensure_future(watch_until(pods, "bare-", succeeded, count, 300))
     await asyncio.sleep(0.2)  # the watch is open before the first create
@@ -129,10 +130,12 @@ async def baseline(client: RESTClient, count: int) -> float:
         f"baseline: {count} bare pods; {len(seen)} Succeeded after {took:.1f} s "
         f"({len(seen) / took:.0f} pods/s)"
     )
-    return took
+    figures.update(baseline_seconds=took, baseline_pods_per_second=len(seen) / took)
 
 
-async def jobs(client: RESTClient, count: int, manager: Cluster, up: Cluster) -> float:
+async def jobs(
+    client: RESTClient, count: int, manager: Cluster, up: Cluster, figures: dict[str, float]
+) -> None:
     handle = client.resource(JOBS, NAMESPACE)
     watching = asyncio.ensure_future(watch_until(handle, "job-", complete, count, 600))
     await asyncio.sleep(0.2)
@@ -151,10 +154,16 @@ async def jobs(client: RESTClient, count: int, manager: Cluster, up: Cluster) ->
     print(f"  throughput: {len(seen) / took:.0f} pods/s (one pod per Job)")
     print(f"  job-controller process: {manager_cpu:.1f} CPU s, {manager_cpu / count * 1000:.1f} ms per Job")
     print(f"  up (apiserver, scheduler, the simulated nodes, other controllers): {up_cpu:.1f} CPU s")
-    return took
+    figures.update(
+        jobs_completed=len(seen),
+        jobs_seconds=took,
+        pods_per_second=len(seen) / took,
+        job_controller_cpu_seconds_per_job=manager_cpu / count,
+        up_cpu_seconds=up_cpu,
+    )
 
 
-async def run(args: argparse.Namespace) -> None:
+async def run(args: argparse.Namespace, figures: dict[str, float]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         flags = ["--nodes", "0", "--fake-nodes", str(args.fake_nodes)]
         flags += ["--controllers", "*,-job-controller,-ttl-after-finished-controller"]
@@ -176,8 +185,8 @@ async def run(args: argparse.Namespace) -> None:
             client = RESTClient(dataclasses.replace(load_kubeconfig(up.kubeconfig), qps=0.0))
             await wait_for_nodes(client, args.fake_nodes)
             if not args.no_baseline:
-                await baseline(client, args.jobs)
-            await jobs(client, args.jobs, manager, up)
+                await baseline(client, args.jobs, figures)
+            await jobs(client, args.jobs, manager, up, figures)
             await client.close()
         finally:
             for process in (manager, up):
@@ -203,7 +212,9 @@ def _ready(node: dict[str, Any]) -> bool:
     return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> dict[str, float]:
+    """Run with ``argv`` (None: the defaults, not this process's arguments, so another module
+    may call ``main()``); print the figures and return them by name."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -211,8 +222,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fake-nodes", type=int, default=100)
     parser.add_argument("--store", default="memory://")
     parser.add_argument("--no-baseline", action="store_true", help="skip the bare-pod baseline")
-    asyncio.run(run(parser.parse_args(argv)))
+    figures: dict[str, float] = {}
+    asyncio.run(run(parser.parse_args(list(argv or [])), figures))
+    return figures
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
