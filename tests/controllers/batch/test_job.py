@@ -430,3 +430,40 @@ async def test_failed_pod_creation_records_an_event_and_retries() -> None:
     h.sync_caches()
     await h.sync()
     assert len(h.pods()) == 1
+
+
+async def test_pod_events_observe_expectations_and_batch_syncs() -> None:
+    h = JobHarness()
+    jc = h.controller
+    h.seed(JOBS, job(completions=2, parallelism=2))
+    await jc.sync(KEY)
+    assert not jc.expectations.satisfied_expectations(KEY)
+    created = h.pods()
+    for pod in created:
+        jc._add_pod(pod)  # the informer reports our creations
+    assert jc.expectations.satisfied_expectations(KEY) and len(jc.queue) == 1
+    running = {**created[0], "metadata": {**created[0]["metadata"], "resourceVersion": "r2"}}
+    running["status"] = {"phase": "Running"}
+    jc._update_pod(created[0], running)
+    assert jc.queue.waiting() == 1  # batched: synced within a second with other pod changes
+    done = {**running, "metadata": {**running["metadata"], "resourceVersion": "r3", "finalizers": []}}
+    done["status"] = {"phase": "Succeeded"}
+    jc.finalizers.expect_removed(KEY, [created[0]["metadata"]["uid"]])
+    jc._update_pod(running, done)
+    assert jc.finalizers.expected(KEY) == set()  # the removal was seen
+    assert jc.queue.waiting() == 1 and len(jc.queue) == 1  # a finished pod is synced at once
+
+
+async def test_deleting_a_job_queues_its_tracked_pods_as_orphans() -> None:
+    h = JobHarness()
+    h.seed(JOBS, job())
+    await h.sync()
+    (pod,) = h.pods()
+    h.controller._delete_job(job())
+    keys = set()
+    while len(h.controller.queue):
+        item = await h.controller.queue.get()
+        assert item is not None
+        keys.add(item)
+        h.controller.queue.done(item)
+    assert keys == {KEY, f"orphan-pod:{NS}/{pod['metadata']['name']}"}

@@ -60,6 +60,9 @@ def test_kubectl_create_job_completes_and_its_logs_are_readable(cluster: Cluster
     assert row[1:3] == ["Complete", "1/1"]
     events = ok(cluster, "get", "events", "--field-selector", "involvedObject.name=pi")
     assert "SuccessfulCreate" in events and "Completed" in events
+    described = ok(cluster, "describe", "job", "pi")
+    assert "0 Active (0 Ready) / 1 Succeeded / 0 Failed" in described, described
+    assert "Job completed" in described
 
 
 def test_an_indexed_job_runs_each_index_exactly_once(cluster: Cluster) -> None:
