@@ -25,6 +25,7 @@ WORKER_FLAGS = {
     "endpointslice-mirroring-controller": "mirroring_concurrent_service_endpoint_syncs",
     "job-controller": "concurrent_job_syncs",
     "ttl-after-finished-controller": "concurrent_ttl_after_finished_syncs",
+    "cronjob-controller": "concurrent_cron_job_syncs",
 }
 
 
