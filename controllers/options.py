@@ -23,6 +23,9 @@ WORKER_FLAGS = {
     "endpoints-controller": "concurrent_endpoint_syncs",
     "endpointslice-controller": "concurrent_service_endpoint_syncs",
     "endpointslice-mirroring-controller": "mirroring_concurrent_service_endpoint_syncs",
+    "job-controller": "concurrent_job_syncs",
+    "ttl-after-finished-controller": "concurrent_ttl_after_finished_syncs",
+    "cronjob-controller": "concurrent_cron_job_syncs",
 }
 
 

@@ -94,6 +94,24 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule("get", "*", ("*/scale",)),
         events_rule(),
     ],
+    "job-controller": [
+        rule(("get", "list", "watch", "update", "patch"), "batch", ("jobs",)),
+        rule("update", "batch", ("jobs/status", "jobs/finalizers")),
+        rule(("list", "watch", "create", "delete", "patch"), "", ("pods",)),
+        events_rule(),
+    ],
+    "ttl-after-finished-controller": [
+        rule(("get", "list", "watch", "delete"), "batch", ("jobs",)),
+        events_rule(),
+    ],
+    "cronjob-controller": [
+        rule(("get", "list", "watch", "update"), "batch", ("cronjobs",)),
+        rule(("get", "list", "watch", "create", "update", "delete", "patch"), "batch", ("jobs",)),
+        rule("update", "batch", ("cronjobs/status",)),
+        rule("update", "batch", ("cronjobs/finalizers",)),
+        rule(("list", "delete"), "", ("pods",)),
+        events_rule(),
+    ],
 }
 
 

@@ -4,12 +4,14 @@ service account each acts as (``system:controller:<account>``), and default work
 
 from __future__ import annotations
 
+from controllers.cronjob.controller import CronJobController
 from controllers.deployment.controller import DeploymentController
 from controllers.disruption.controller import DisruptionController
 from controllers.endpoint.controller import EndpointsController
 from controllers.endpointslice.controller import EndpointSliceController
 from controllers.endpointslicemirroring.controller import EndpointSliceMirroringController
 from controllers.garbagecollector.garbagecollector import GarbageCollector
+from controllers.job.controller import JobController
 from controllers.manager.registry import ControllerContext, ControllerRegistry, ControllerSpec
 from controllers.namespace.controller import NamespaceController
 from controllers.nodelifecycle.controller import NodeLifecycleController
@@ -18,6 +20,7 @@ from controllers.podautoscaler import HorizontalController
 from controllers.replicaset.controller import ReplicaSetController
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
+from controllers.ttlafterfinished.controller import TTLAfterFinishedController
 from minikube_py.controller import Controller
 
 
@@ -82,6 +85,18 @@ def _disruption(c: ControllerContext) -> Controller:
     return DisruptionController(c.client, c.factory, c.recorder, clock=c.clock)
 
 
+def _job(c: ControllerContext) -> Controller:
+    return JobController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _ttl_after_finished(c: ControllerContext) -> Controller:
+    return TTLAfterFinishedController(c.client, c.factory, clock=c.clock)
+
+
+def _cronjob(c: ControllerContext) -> Controller:
+    return CronJobController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -132,5 +147,14 @@ def builtin_registry() -> ControllerRegistry:
                 ("horizontalpodautoscaling",),
             ),
             ControllerSpec("disruption-controller", _disruption, "disruption-controller", 1, ("disruption",)),
+            ControllerSpec("job-controller", _job, "job-controller", 5, ("job",)),
+            ControllerSpec(
+                "ttl-after-finished-controller",
+                _ttl_after_finished,
+                "ttl-after-finished-controller",
+                5,
+                ("ttl-after-finished",),
+            ),
+            ControllerSpec("cronjob-controller", _cronjob, "cronjob-controller", 5, ("cronjob",)),
         ]
     )

@@ -23,12 +23,17 @@ WARNING = "Warning"
 
 
 def get_pod_from_template(
-    template: Mapping[str, Any], parent: Object, controller_ref: Mapping[str, Any]
+    template: Mapping[str, Any],
+    parent: Object,
+    controller_ref: Mapping[str, Any],
+    generate_name: str | None = None,
 ) -> Object:
-    """The pod a controller creates: the template's labels, annotations, finalizers and spec."""
+    """The pod a controller creates: the template's labels, annotations, finalizers and spec,
+    named ``<parent>-<random>`` unless ``generate_name`` says otherwise (an Indexed Job's
+    ``<job>-<index>-``)."""
     meta = template.get("metadata") or {}
     pod_meta: dict[str, Any] = {
-        "generateName": f"{parent['metadata']['name']}-",
+        "generateName": generate_name or f"{parent['metadata']['name']}-",
         "labels": dict(meta.get("labels") or {}),
         "ownerReferences": [dict(controller_ref)],
     }
@@ -52,9 +57,14 @@ class PodControl:
         self._recorder = recorder
 
     async def create_pod(
-        self, namespace: str, template: Mapping[str, Any], parent: Object, controller_ref: Mapping[str, Any]
+        self,
+        namespace: str,
+        template: Mapping[str, Any],
+        parent: Object,
+        controller_ref: Mapping[str, Any],
+        generate_name: str | None = None,
     ) -> Object:
-        pod = get_pod_from_template(template, parent, controller_ref)
+        pod = get_pod_from_template(template, parent, controller_ref, generate_name)
         if not pod["metadata"]["labels"]:
             raise ApiError(400, "BadRequest", "unable to create pods, no labels")
         try:

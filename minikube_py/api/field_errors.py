@@ -25,6 +25,8 @@ _TYPE_TEXT = {
 }
 # these types never print the offending value
 _VALUELESS = frozenset({"FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong"})
+# a bad value never printed (upstream's ``field.OmitValueType{}``)
+OMIT_VALUE: Any = type("OmitValue", (), {"__repr__": lambda self: "OMIT_VALUE"})()
 _GO_ESCAPES = {"\a": r"\a", "\b": r"\b", "\f": r"\f", "\n": r"\n", "\r": r"\r", "\t": r"\t", "\v": r"\v"}
 _JSON_HTML = {"<": r"\u003c", ">": r"\u003e", "&": r"\u0026", "\u2028": r"\u2028", "\u2029": r"\u2029"}
 
@@ -72,7 +74,7 @@ class FieldError:
     def body(self) -> str:
         """Upstream's ``ErrorBody()``: the message without the field path."""
         text = _TYPE_TEXT.get(self.reason, self.reason)
-        if self.reason not in _VALUELESS:
+        if self.reason not in _VALUELESS and self.bad_value is not OMIT_VALUE:
             text += ": " + _render_value(self.bad_value)
         if self.detail:
             text += ": " + self.detail

@@ -16,6 +16,7 @@ from minikube_py.client.interfaces import (
     DELETED,
     JSON_PATCH,
     MODIFIED,
+    STRATEGIC_MERGE_PATCH,
     Gone,
     Object,
     WatchEvent,
@@ -24,6 +25,7 @@ from minikube_py.testing.fakestate import (
     Action,
     FakeState,
     Watcher,
+    delete_from_primitive_lists,
     kept_metadata,
     merge_patch,
     sort_key,
@@ -233,6 +235,8 @@ class FakeResourceClient:
         if patch_type == JSON_PATCH:
             raise errors.ApiError(415, "UnsupportedMediaType", "the fake client applies merge patches only")
         patched = merge_patch(copy.deepcopy(current), body)
+        if patch_type == STRATEGIC_MERGE_PATCH:
+            delete_from_primitive_lists(patched)
         sent_rv = (body.get("metadata") or {}).get("resourceVersion") if isinstance(body, dict) else None
         if sent_rv and sent_rv != current["metadata"]["resourceVersion"]:
             raise errors.conflict(self._rt.resource, name, self._rt.group, errors.MODIFIED)

@@ -190,6 +190,19 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
+def delete_from_primitive_lists(obj: Any) -> None:
+    """Apply (in place) the strategic-merge ``$deleteFromPrimitiveList/<field>`` directives a
+    merge of such a patch left in ``obj`` (the Job controller removes its pod finalizer so)."""
+    if not isinstance(obj, dict):
+        return
+    for key in [k for k in obj if isinstance(k, str) and k.startswith("$deleteFromPrimitiveList/")]:
+        field, removed = key.partition("/")[2], obj.pop(key)
+        if isinstance(obj.get(field), list):
+            obj[field] = [v for v in obj[field] if v not in (removed or [])]
+    for value in obj.values():
+        delete_from_primitive_lists(value)
+
+
 def kept_metadata(sent: Object, old: Object) -> Object:
     """``sent`` metadata with what a write may not change taken from ``old``."""
     meta = copy.deepcopy(sent)

@@ -1,7 +1,8 @@
 """Helm 3.17, its own binary, against ``up`` with one process node: a release of the chart in
-``chart/`` (a Deployment, a Service and a ConfigMap from values) installed, upgraded, rolled
-back, uninstalled and installed again under the same name. Helm talks to the apiserver as
-kubectl's libraries do (protobuf bodies where it can, e.g. the DeleteOptions of
+``chart/`` (a Deployment, a Service and a ConfigMap from values, and a post-install hook Job
+that ``helm install`` waits for until the Job controller marks it Complete) installed,
+upgraded, rolled back, uninstalled and installed again under the same name. Helm talks to the
+apiserver as kubectl's libraries do (protobuf bodies where it can, e.g. the DeleteOptions of
 ``helm uninstall``) and keeps releases as ``helm.sh/release.v1`` Secrets.
 
 ``tests/run.sh`` installs the binary (see ``helm_binary``); without it these tests fail, they
@@ -119,6 +120,12 @@ def test_install_upgrade_rollback_uninstall_reinstall(helm: Helm, cluster: Clust
     assert get(cluster, "deployment", f"{RELEASE}-web")["status"]["readyReplicas"] == 1  # --wait waited
     assert get(cluster, "service", f"{RELEASE}-web")["spec"]["ports"][0]["targetPort"] == 18082
     assert [r["name"] for r in helm.json("list", "-n", NS)] == [RELEASE]
+    (hook,) = helm.json("status", RELEASE, "-n", NS)["hooks"]  # the post-install Job completed
+    assert (hook["kind"], hook["name"], hook["last_run"]["phase"]) == (
+        "Job",
+        f"{RELEASE}-post-install",
+        "Succeeded",
+    )
 
     helm.ok("upgrade", RELEASE, str(CHART), "-n", NS, "--set", "greeting=changed,replicaCount=2", *WAIT)
     assert greeting(cluster) == {"greeting": "changed", "revision": "2"}

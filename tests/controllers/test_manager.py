@@ -39,6 +39,9 @@ ALL = [
     "endpointslice-mirroring-controller",
     "horizontal-pod-autoscaler-controller",
     "disruption-controller",
+    "job-controller",
+    "ttl-after-finished-controller",
+    "cronjob-controller",
 ]
 
 

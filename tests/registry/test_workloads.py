@@ -433,3 +433,32 @@ def test_selector_expressions_are_validated_as_upstream(
     reason, field, message = expected
     assert (found[0].reason, found[0].field) == (reason, field)
     assert message in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ({"succeeded": 1, "active": 0}, []),
+        (
+            {"failed": -1},
+            [("FieldValueInvalid", "status.failed", "Invalid value: -1: must be greater than or equal to 0")],
+        ),
+        (
+            {"conditions": [{"type": "Complete", "status": "True"}, {"type": "Failed", "status": "True"}]},
+            [
+                (
+                    "FieldValueInvalid",
+                    "status.conditions",
+                    "Invalid value: cannot set Complete=True and Failed=true conditions",
+                )
+            ],
+        ),
+    ],
+)
+def test_job_status_updates_are_validated(
+    status: dict[str, Any], expected: list[tuple[str, str, str]]
+) -> None:
+    old = created(JOB, job())
+    new = copy.deepcopy(old)
+    new["status"] = status
+    assert causes(JOB.validate_update(new, old)) == expected

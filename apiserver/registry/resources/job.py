@@ -25,7 +25,7 @@ from apiserver.registry.resources.podvalidation import (
 )
 from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
-from minikube_py.api.field_errors import FieldError, required
+from minikube_py.api.field_errors import OMIT_VALUE, FieldError, invalid, required
 from minikube_py.api.models import batch
 from minikube_py.api.timestamps import parse_rfc3339 as parse_time
 from minikube_py.api.unstructured import Object
@@ -100,6 +100,28 @@ def validate_job(obj: Object) -> list[FieldError]:
     return errs
 
 
+STATUS_COUNTS = ("active", "succeeded", "failed", "ready", "terminating")
+
+
+def validate_job_status(obj: Object) -> list[FieldError]:
+    """Part of upstream's ``ValidateJobStatusUpdate``: counts of at least 0, and never both
+    ``Complete`` and ``Failed`` true."""
+    status = obj.get("status") or {}
+    if not isinstance(status, dict):
+        return []
+    errs: list[FieldError] = []
+    for key in STATUS_COUNTS:
+        errs += non_negative(status, key, "status")
+    conditions = status.get("conditions")
+    conditions = conditions if isinstance(conditions, list) else []
+    true = {c.get("type") for c in conditions if isinstance(c, dict) and c.get("status") == "True"}
+    if {"Complete", "Failed"} <= true:
+        errs.append(
+            invalid("status.conditions", OMIT_VALUE, "cannot set Complete=True and Failed=true conditions")
+        )
+    return errs
+
+
 def job_status(obj: Object) -> str:
     """Complete, Failed, Terminating, Suspended, FailureTarget or Running."""
     conditions = (obj.get("status") or {}).get("conditions") or []
@@ -145,7 +167,7 @@ class JobStrategy(Strategy):
         return to_causes(validate_job(obj))
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
-        return to_causes(validate_job(new) + validate_selector_unchanged(new, old))
+        return to_causes(validate_job(new) + validate_selector_unchanged(new, old) + validate_job_status(new))
 
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         succeeded = (obj.get("status") or {}).get("succeeded", 0)

@@ -9,7 +9,7 @@ from minikube_py.api.models.core_pod import PodTemplateSpec
 from minikube_py.api.models.core_refs import ObjectReference
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
-from minikube_py.api.scheme import ALL_CATEGORY, STATUS, Kind, Served
+from minikube_py.api.scheme import ALL_CATEGORY, STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.batch.v1"
 
@@ -233,7 +233,9 @@ class CronJobStatus(K8sModel):
 class CronJob(TypeMeta):
     """Runs a job on a schedule."""
 
-    kinds = (Kind("batch/v1"),)
+    kinds = (
+        Served("batch", "v1", "cronjobs", True, ("cj",), categories=ALL_CATEGORY, subresources=(STATUS,)),
+    )
 
     metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""
