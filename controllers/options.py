@@ -23,6 +23,7 @@ WORKER_FLAGS = {
     "endpoints-controller": "concurrent_endpoint_syncs",
     "endpointslice-controller": "concurrent_service_endpoint_syncs",
     "endpointslice-mirroring-controller": "mirroring_concurrent_service_endpoint_syncs",
+    "statefulset-controller": "concurrent_statefulset_syncs",
 }
 
 
