@@ -72,6 +72,15 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("get", "list", "create", "update", "delete"), "discovery.k8s.io", ("endpointslices",)),
         events_rule(),
     ],
+    "statefulset-controller": [
+        rule(("list", "watch"), "", ("pods",)),
+        rule(("get", "list", "watch"), APPS, ("statefulsets",)),
+        rule("update", APPS, ("statefulsets/status", "statefulsets/finalizers")),
+        rule(("get", "create", "delete", "update", "patch"), "", ("pods",)),
+        rule(("get", "create", "delete", "update", "patch", "list", "watch"), APPS, ("controllerrevisions",)),
+        rule(("get", "create", "update", "delete"), "", ("persistentvolumeclaims",)),
+        events_rule(),
+    ],
 }
 
 

@@ -16,6 +16,7 @@ from controllers.nodelifecycle.tainteviction import TaintEvictionController
 from controllers.replicaset.controller import ReplicaSetController
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
+from controllers.statefulset.controller import StatefulSetController
 from minikube_py.controller import Controller
 
 
@@ -72,6 +73,10 @@ def _endpointslice_mirroring(c: ControllerContext) -> Controller:
     return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
 
 
+def _statefulset(c: ControllerContext) -> Controller:
+    return StatefulSetController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -113,6 +118,9 @@ def builtin_registry() -> ControllerRegistry:
                 "endpointslicemirroring-controller",
                 5,
                 ("endpointslicemirroring",),
+            ),
+            ControllerSpec(
+                "statefulset-controller", _statefulset, "statefulset-controller", 5, ("statefulset",)
             ),
         ]
     )

@@ -23,7 +23,6 @@ from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owne
 from controllers.statefulset import identity as ident
 from controllers.statefulset import revisions as revs
 from controllers.statefulset.governing import GoverningServiceCheck
-from controllers.statefulset.resources import CONTROLLERREVISIONS, PERSISTENTVOLUMECLAIMS, STATEFULSETS
 from controllers.statefulset.statefulpods import StatefulPodControl
 from controllers.statefulset.status import update_status
 from controllers.statefulset.update import SetUpdate, UpdateContext
@@ -34,7 +33,13 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import PODS, SERVICES
+from minikube_py.client.resourcetypes import (
+    CONTROLLERREVISIONS,
+    PERSISTENTVOLUMECLAIMS,
+    PODS,
+    SERVICES,
+    STATEFULSETS,
+)
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
 from minikube_py.events import Recorder

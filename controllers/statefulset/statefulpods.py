@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from controllers.statefulset import identity as ident
-from controllers.statefulset.resources import PERSISTENTVOLUMECLAIMS
 from controllers.statefulset.retention import (
     DELETE,
     claim_owner_matches,
@@ -26,7 +25,7 @@ from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.store import Indexer
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import PODS
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PODS
 from minikube_py.events import Recorder
 
 MAX_UPDATE_RETRIES = 10

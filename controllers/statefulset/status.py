@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from controllers.statefulset import identity as ident
-from controllers.statefulset.resources import STATEFULSETS
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
+from minikube_py.client.resourcetypes import STATEFULSETS
 
 if TYPE_CHECKING:
     from controllers.statefulset.revisiondata import Revisions

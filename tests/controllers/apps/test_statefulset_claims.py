@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 
-from controllers.statefulset.resources import PERSISTENTVOLUMECLAIMS
 from controllers.statefulset.retention import claim_owner_matches, update_claim_owner_refs
 from controllers.statefulset.statefulpods import StatefulPodControl
 from controllers.statefulset.update import SetUpdate, UpdateContext
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
-from minikube_py.client.resourcetypes import PODS
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PODS
 from tests.controllers.apps.harness import Harness
 from tests.controllers.apps.statefulset_builders import (
     claim,

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from controllers.statefulset.resources import PERSISTENTVOLUMECLAIMS
 from controllers.statefulset.statefulpods import StatefulPodControl
 from controllers.statefulset.update import SetUpdate, UpdateContext, max_unavailable
 from minikube_py.api.unstructured import Object
-from minikube_py.client.resourcetypes import PODS
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PODS
 from tests.controllers.apps.harness import Harness, time_at
 from tests.controllers.apps.statefulset_builders import member, revision, revisions, stateful_set, with_image
 
