@@ -147,8 +147,8 @@ def test_web_0_is_created_and_ready_before_web_1(cluster: Cluster, web: str) -> 
 def test_pod_dns_names_resolve(cluster: Cluster, web: str) -> None:
     where = dns_server(cluster)
     for name, pod in pods(cluster, web).items():
-        fqdn = f"{name}.nginx.{web}.svc.cluster.local"
-        eventually(lambda f=fqdn, ip=pod["status"]["podIP"]: resolve(where, f) == [ip], fqdn)
+        fqdn, ip = f"{name}.nginx.{web}.svc.cluster.local", str(pod["status"]["podIP"])
+        eventually(lambda f=fqdn, want=[ip]: resolve(where, f) == want, fqdn)
     all_ips = sorted(p["status"]["podIP"] for p in pods(cluster, web).values())
     eventually(lambda: resolve(where, f"nginx.{web}.svc.cluster.local") == all_ips, "the headless Service")
 
@@ -192,8 +192,10 @@ def test_rollout_status_history_and_undo(cluster: Cluster, web: str) -> None:
 
 
 def test_partition_is_respected(cluster: Cluster, web: str) -> None:
-    patch = {"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 1}}}}
-    kubectl_ok(cluster, "-n", web, "patch", "sts", "web", "-p", json.dumps(patch))
+    def partition(value: int) -> str:
+        return json.dumps({"spec": {"updateStrategy": {"rollingUpdate": {"partition": value}}}})
+
+    kubectl_ok(cluster, "-n", web, "patch", "sts", "web", "-p", partition(1))
     kubectl_ok(cluster, "-n", web, "set", "env", "sts/web", "COLOR=green")
     out = kubectl_ok(cluster, "-n", web, "rollout", "status", "sts/web", "--timeout=120s")
     assert "partitioned roll out complete: 1 new pods have been updated" in out
@@ -203,8 +205,7 @@ def test_partition_is_respected(cluster: Cluster, web: str) -> None:
     assert found["web-0"]["metadata"]["labels"]["controller-revision-hash"] == status["currentRevision"]
     assert status["currentRevision"] != status["updateRevision"]
     assert (status["currentReplicas"], status["updatedReplicas"]) == (1, 1)
-    patch["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = 0
-    kubectl_ok(cluster, "-n", web, "patch", "sts", "web", "-p", json.dumps(patch))
+    kubectl_ok(cluster, "-n", web, "patch", "sts", "web", "-p", partition(0))
     kubectl_ok(cluster, "-n", web, "rollout", "status", "sts/web", "--timeout=120s")
     status = kubectl_json(cluster, "-n", web, "statefulset", "web")["status"]
     assert status["currentRevision"] == status["updateRevision"]
