@@ -148,7 +148,11 @@ def test_pod_dns_names_resolve(cluster: Cluster, web: str) -> None:
     where = dns_server(cluster)
     for name, pod in pods(cluster, web).items():
         fqdn, ip = f"{name}.nginx.{web}.svc.cluster.local", str(pod["status"]["podIP"])
-        eventually(lambda f=fqdn, want=[ip]: resolve(where, f) == want, fqdn)
+
+        def answered(fqdn: str = fqdn, ip: str = ip) -> bool:
+            return resolve(where, fqdn) == [ip]
+
+        eventually(answered, fqdn)
     all_ips = sorted(p["status"]["podIP"] for p in pods(cluster, web).values())
     eventually(lambda: resolve(where, f"nginx.{web}.svc.cluster.local") == all_ips, "the headless Service")
 
