@@ -11,6 +11,7 @@ pod's spec cannot change them afterwards. Storage is one ``persistentVolumeClaim
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -31,7 +32,12 @@ _MAX_INT32 = 2**31 - 1
 
 def parent_name_and_ordinal(pod: Mapping[str, Any]) -> tuple[str, int]:
     """The set a pod's name says it belongs to and its ordinal; ``("", -1)`` when it has none."""
-    match = _MEMBER_NAME.match(str((pod.get("metadata") or {}).get("name") or ""))
+    return _parse_name(str((pod.get("metadata") or {}).get("name") or ""))
+
+
+@functools.lru_cache(maxsize=8192)  # a sync asks several times per pod; names are few
+def _parse_name(name: str) -> tuple[str, int]:
+    match = _MEMBER_NAME.match(name)
     if match is None:
         return "", -1
     ordinal = int(match.group(2))

@@ -76,14 +76,21 @@ async def slow_start_batch(count: int, fn: Callable[[int], Awaitable[Any]]) -> N
         batch = min(2 * batch, count - done, MAX_BATCH_SIZE)
 
 
-async def run_for_all(pods: Sequence[Object], fn: Callable[[int], Awaitable[bool]], monotonic: bool) -> bool:
-    """True when the walk must stop here (monotonic: the first ``fn`` that says so)."""
+async def run_for_all(
+    pods: Sequence[Object],
+    fn: Callable[[int], Awaitable[bool]],
+    monotonic: bool,
+    settled: Callable[[Object], bool] = lambda pod: False,
+) -> bool:
+    """True when the walk must stop here (monotonic: the first ``fn`` that says so). In
+    parallel, pods ``settled`` says ``fn`` would leave alone get no task of their own."""
     if monotonic:
         for i in range(len(pods)):
             if await fn(i):
                 return True
         return False
-    await slow_start_batch(len(pods), fn)
+    todo = [i for i, pod in enumerate(pods) if not settled(pod)]
+    await slow_start_batch(len(todo), lambda k: fn(todo[k]))
     return False
 
 
@@ -145,7 +152,7 @@ class SetUpdate:
         if self.sts["metadata"].get("deletionTimestamp"):
             return
         try:
-            stop = await run_for_all(self.replicas, self._process_replica, self.monotonic)
+            stop = await run_for_all(self.replicas, self._process_replica, self.monotonic, self._settled)
             if not stop:
                 stop = await run_for_all(self.condemned, self._fix_condemned_claims, self.monotonic)
             if not stop:
@@ -158,6 +165,17 @@ class SetUpdate:
         if strategy.get("type", "RollingUpdate") == "OnDelete":
             return
         await self._rolling_update(strategy.get("rollingUpdate") or {})
+
+    def _settled(self, pod: Object) -> bool:
+        """A running member ``_process_replica`` would not touch (Parallel skips it)."""
+        if not ident.is_created(pod) or ident.is_pending(pod) or ident.is_failed_or_succeeded(pod):
+            return False
+        pc = self.ctx.pod_control
+        return (
+            ident.identity_matches(self.sts, pod)
+            and ident.storage_matches(self.sts, pod)
+            and pc.claims_match_retention_policy(self.update_set, pod)
+        )
 
     async def _process_replica(self, i: int) -> bool:
         pod, pc = self.replicas[i], self.ctx.pod_control
