@@ -61,9 +61,10 @@ def inconsistent(sts: Object, status: dict[str, Any]) -> bool:
 
 def _merged(sts: Object, status: dict[str, Any]) -> dict[str, Any]:
     """The new status over the old one (conditions and unknown fields kept), zero counts
-    dropped as Go's ``omitempty`` does (``replicas`` always written)."""
+    dropped as Go's ``omitempty`` does (``replicas`` and ``collisionCount`` always written)."""
     merged = {**copy.deepcopy(sts.get("status") or {}), **status}
-    return {k: v for k, v in merged.items() if k == "replicas" or v not in (0, None, "")}
+    kept = ("replicas", "collisionCount")  # collisionCount is a pointer upstream: 0 is written
+    return {k: v for k, v in merged.items() if k in kept or v not in (0, None, "")}
 
 
 async def update_status(client: Client, sts: Object, status: dict[str, Any]) -> Object:

@@ -256,3 +256,30 @@ async def test_scale_down_removes_the_highest_members_first() -> None:
     ]
     await step(h, ssc)  # the status counts what the sync saw: the deleted member until then
     assert status(h)["replicas"] == 1
+
+
+async def test_status_writes_collision_count_zero_as_upstream_does() -> None:
+    h, ssc = setup(stateful_set())
+    await step(h, ssc)
+    assert status(h)["collisionCount"] == 0
+
+
+async def test_pod_events_map_to_their_set() -> None:
+    h, ssc = setup(stateful_set())
+    await step(h, ssc)
+    while len(ssc.queue):
+        key = await ssc.queue.get()
+        ssc.queue.done(key)
+    web0 = h.stored(PODS, "web-0")
+    ssc._add_pod(web0)
+    assert len(ssc.queue) == 1
+    orphan = copy.deepcopy(web0)
+    orphan["metadata"].pop("ownerReferences")
+    stranger = copy.deepcopy(orphan)
+    stranger["metadata"]["labels"] = {"app": "other"}
+    key = await ssc.queue.get()
+    ssc.queue.done(key)
+    ssc._add_pod(stranger)
+    assert len(ssc.queue) == 0
+    ssc._add_pod(orphan)
+    assert len(ssc.queue) == 1

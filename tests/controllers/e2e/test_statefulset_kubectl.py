@@ -238,3 +238,78 @@ def test_missing_governing_service_still_gets_pods_and_a_warning(cluster: Cluste
     where = dns_server(cluster)
     ip = pods(cluster, ns, "lonely")["lonely-0"]["status"]["podIP"]
     eventually(lambda: resolve(where, f"lonely-0.lonely.{ns}.svc.cluster.local") == [ip], "lonely-0's name")
+
+
+CLAIM_TEMPLATE = {
+    "metadata": {"name": "data"},
+    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+}
+
+
+def with_data_volume(sts: dict[str, Any], **retention: str) -> dict[str, Any]:
+    sts["spec"]["volumeClaimTemplates"] = [CLAIM_TEMPLATE]
+    sts["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] = [
+        {"name": "data", "mountPath": "/data"}
+    ]
+    if retention:
+        sts["spec"]["persistentVolumeClaimRetentionPolicy"] = retention
+    return sts
+
+
+def claims(cluster: Cluster, ns: str) -> dict[str, dict[str, Any]]:
+    items = kubectl_json(cluster, "-n", ns, "pvc")["items"]
+    return {c["metadata"]["name"]: c for c in items if not c["metadata"].get("deletionTimestamp")}
+
+
+def test_each_member_gets_its_own_claim_and_its_data_survives_a_pod_delete(cluster: Cluster) -> None:
+    ns = namespace(cluster, "volumes")
+    apply(cluster, ns, headless("www", "www"), with_data_volume(stateful_set("www", 2, "www")))
+    wait_ready(cluster, ns, ["www-0", "www-1"], app="www")
+
+    def bound() -> dict[str, dict[str, Any]] | None:
+        found = claims(cluster, ns)
+        return found if all(c["status"].get("phase") == "Bound" for c in found.values()) else None
+
+    found = eventually(bound, "Bound claims")
+    assert sorted(found) == ["data-www-0", "data-www-1"]
+    assert found["data-www-0"]["spec"]["storageClassName"] == "standard"
+    assert found["data-www-0"]["metadata"]["labels"] == {"app": "www"}
+    assert found["data-www-0"]["spec"]["volumeName"] != found["data-www-1"]["spec"]["volumeName"]
+    for name, pod in pods(cluster, ns, "www").items():
+        [volume] = [v for v in pod["spec"]["volumes"] if v["name"] == "data"]
+        assert volume["persistentVolumeClaim"]["claimName"] == f"data-{name}"
+    assert "create Claim data-www-0 Pod www-0 in StatefulSet www success" in messages(
+        cluster, ns, "SuccessfulCreate", "www"
+    )
+    for ordinal in (0, 1):
+        kubectl_ok(
+            cluster, "-n", ns, "exec", f"www-{ordinal}", "--", "sh", "-c", f"echo hello-{ordinal} > /data/hi"
+        )
+    old_uid = pods(cluster, ns, "www")["www-0"]["metadata"]["uid"]
+    kubectl_ok(cluster, "-n", ns, "delete", "pod", "www-0")
+    eventually(
+        lambda: (
+            (p := pods(cluster, ns, "www").get("www-0")) is not None
+            and p["metadata"]["uid"] != old_uid
+            and ready(p)
+        ),
+        "www-0 recreated and Ready",
+        timeout=90,
+    )
+    assert kubectl_ok(cluster, "-n", ns, "exec", "www-0", "--", "cat", "/data/hi") == "hello-0\n"
+    assert kubectl_ok(cluster, "-n", ns, "exec", "www-1", "--", "cat", "/data/hi") == "hello-1\n"
+
+
+def test_when_scaled_delete_removes_a_scaled_down_members_claim(cluster: Cluster) -> None:
+    ns = namespace(cluster, "retention")
+    sts = with_data_volume(stateful_set("keep", 2, "keep"), whenDeleted="Retain", whenScaled="Delete")
+    apply(cluster, ns, headless("keep", "keep"), sts)
+    wait_ready(cluster, ns, ["keep-0", "keep-1"], app="keep")
+    eventually(lambda: sorted(claims(cluster, ns)) == ["data-keep-0", "data-keep-1"], "both claims")
+    kubectl_ok(cluster, "-n", ns, "scale", "sts", "keep", "--replicas=1")
+    eventually(
+        lambda: sorted(claims(cluster, ns)) == ["data-keep-0"], "the scaled-down claim deleted", timeout=60
+    )
+    kubectl_ok(cluster, "-n", ns, "delete", "sts", "keep")
+    eventually(lambda: not pods(cluster, ns, "keep"), "the set's pods gone", timeout=60)
+    assert sorted(claims(cluster, ns)) == ["data-keep-0"]  # whenDeleted: Retain keeps it
