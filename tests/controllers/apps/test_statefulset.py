@@ -264,12 +264,17 @@ async def test_status_writes_collision_count_zero_as_upstream_does() -> None:
     assert status(h)["collisionCount"] == 0
 
 
+async def drain(ssc: StatefulSetController) -> None:
+    while len(ssc.queue):
+        key = await ssc.queue.get()
+        assert key is not None
+        ssc.queue.done(key)
+
+
 async def test_pod_events_map_to_their_set() -> None:
     h, ssc = setup(stateful_set())
     await step(h, ssc)
-    while len(ssc.queue):
-        key = await ssc.queue.get()
-        ssc.queue.done(key)
+    await drain(ssc)
     web0 = h.stored(PODS, "web-0")
     ssc._add_pod(web0)
     assert len(ssc.queue) == 1
@@ -277,8 +282,7 @@ async def test_pod_events_map_to_their_set() -> None:
     orphan["metadata"].pop("ownerReferences")
     stranger = copy.deepcopy(orphan)
     stranger["metadata"]["labels"] = {"app": "other"}
-    key = await ssc.queue.get()
-    ssc.queue.done(key)
+    await drain(ssc)
     ssc._add_pod(stranger)
     assert len(ssc.queue) == 0
     ssc._add_pod(orphan)
