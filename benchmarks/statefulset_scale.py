@@ -24,8 +24,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import statistics
 import dataclasses
+import itertools
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,7 +56,8 @@ def service(name: str) -> dict[str, Any]:
 
 
 def stateful_set(name: str, replicas: int, policy: str) -> dict[str, Any]:
-    container = {"name": "c", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": "10m"}}}
+    requests = {"requests": {"cpu": "10m"}}
+    container = {"name": "c", "image": "registry.k8s.io/pause:3.10", "resources": requests}
     return {
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",
@@ -108,14 +110,14 @@ class Watcher:
         """Median seconds from a pod's predecessor Ready to its creation (the controller's
         reaction), and from its creation to its Ready (scheduler + node)."""
         names = [f"{self.prefix}{i}" for i in range(replicas)]
-        react = [self.created[b] - self.ready[a] for a, b in zip(names, names[1:], strict=False)]
+        react = [self.created[b] - self.ready[a] for a, b in itertools.pairwise(names)]
         start = [self.ready[n] - self.created[n] for n in names]
         return statistics.median(react), statistics.median(start)
 
     def in_order(self, replicas: int) -> bool:
         """Every pod was first seen after its predecessor was seen Ready."""
         names = [f"{self.prefix}{i}" for i in range(replicas)]
-        return all(self.created[b] >= self.ready[a] for a, b in zip(names, names[1:], strict=False))
+        return all(self.created[b] >= self.ready[a] for a, b in itertools.pairwise(names))
 
 
 @dataclass
@@ -168,13 +170,15 @@ async def cluster(args: argparse.Namespace) -> AsyncIterator[tuple[RESTClient, C
     """``up`` without the StatefulSet controller, that controller in its own process, and an
     unthrottled admin client."""
     with tempfile.TemporaryDirectory() as tmp:
-        flags = ["--nodes", "0", "--fake-nodes", str(args.fake_nodes), "--controllers", "*,-statefulset-controller"]
+        flags = ["--nodes", "0", "--fake-nodes", str(args.fake_nodes)]
+        flags += ["--controllers", "*,-statefulset-controller"]
         running = start_up(Path(tmp), free_port(), store=args.store, flags=flags)
         manager: subprocess.Popen[bytes] | None = None
         try:
             running.wait_ready()
             command = [*CLI, "controller-manager", "--kubeconfig", str(running.kubeconfig)]
-            command += ["--controllers", "statefulset-controller", "--leader-elect", "false", "--secure-port", "-1"]
+            command += ["--controllers", "statefulset-controller", "--leader-elect", "false"]
+            command += ["--secure-port", "-1"]
             manager = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             client = RESTClient(dataclasses.replace(load_kubeconfig(running.kubeconfig), qps=0.0))
             await wait_for_nodes(client, args.fake_nodes)
@@ -211,7 +215,9 @@ async def run(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse ``argv`` (none: the defaults, so ``benchmarks/workloads.py`` can call ``main()``)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--replicas", type=int, default=100)
     parser.add_argument("--fake-nodes", type=int, default=10)
     parser.add_argument("--store", default="memory://")
