@@ -82,6 +82,7 @@ FLAGS = {
     "--node-monitor-period --nodes --port --request-timeout --root-ca-file --scheduler-config "
     "--scheduler-secure-port --service-cluster-ip-range --service-node-port-range --store "
     "--ingress-port --ingress-tls-port "
+    "--concurrent-statefulset-syncs "
     "--use-service-account-credentials",
     "apiserver": "--anonymous-auth --api-audiences --audit-log-compress --audit-log-maxage "
     "--audit-log-maxbackup --audit-log-maxsize --audit-log-path --audit-policy-file --authorization-mode "
@@ -96,7 +97,8 @@ FLAGS = {
     "--mirroring-concurrent-service-endpoint-syncs --max-endpoints-per-slice "
     "--concurrent-replicaset-syncs --concurrent-serviceaccount-syncs --controllers --kube-api-burst "
     "--kube-api-qps --kubeconfig --leader-elect --node-monitor-grace-period --node-monitor-period "
-    "--root-ca-file --secure-port --use-service-account-credentials",
+    "--root-ca-file --secure-port --use-service-account-credentials "
+    "--concurrent-statefulset-syncs",
     "scheduler": "--config --kube-api-burst --kube-api-qps --kubeconfig --leader-elect --secure-port",
     "node-agent": "--address --client-ca-file --cluster-dns --cluster-domain --data-dir --eviction-hard "
     "--kubeconfig --node-ip --node-name --pod-cidr --port --resolv-conf --runtime --tls-cert-file "
