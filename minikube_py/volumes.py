@@ -22,6 +22,8 @@ PVC_PROTECTION_FINALIZER = "kubernetes.io/pvc-protection"
 PV_PROTECTION_FINALIZER = "kubernetes.io/pv-protection"
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
+LOCAL_PATH_DIR_ANNOTATION = "minikube-py.io/local-path-dir"
+"""On a Node (minikube-py's own): the directory its agent keeps local-path volumes under."""
 
 Obj = Mapping[str, Any]
 

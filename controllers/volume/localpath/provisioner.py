@@ -27,7 +27,6 @@ import shutil
 
 from controllers.volume.localpath.volume import (
     DEFAULT_CLASS_NAME,
-    NODE_LOCAL_PATH_ANNOTATION,
     PROVISIONER_NAME,
     default_storage_class,
     provisioned_volume,
@@ -48,6 +47,7 @@ from minikube_py.volumes import (
     ANN_DYNAMICALLY_PROVISIONED,
     ANN_SELECTED_NODE,
     ANN_STORAGE_PROVISIONER,
+    LOCAL_PATH_DIR_ANNOTATION,
     annotations_of,
     claim_class,
     volume_host_path,
@@ -149,12 +149,12 @@ class LocalPathProvisioner:
                 self.recorder.event(claim, "Warning", "ProvisioningFailed", NO_NODE)
             return
         node = self.nodes.indexer.get_by_key(node_name)
-        root = annotations_of(node).get(NODE_LOCAL_PATH_ANNOTATION, "") if node is not None else ""
+        root = annotations_of(node).get(LOCAL_PATH_DIR_ANNOTATION, "") if node is not None else ""
         if not root:
             why = (
                 f'node "{node_name}" not found'
                 if node is None
-                else f'node "{node_name}" reports no {NODE_LOCAL_PATH_ANNOTATION}'
+                else f'node "{node_name}" reports no {LOCAL_PATH_DIR_ANNOTATION}'
             )
             self.recorder.event(claim, "Warning", "ProvisioningFailed", f"failed to provision volume: {why}")
             raise RuntimeError(why)  # retried with backoff: the node may register or report it

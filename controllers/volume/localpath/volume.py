@@ -11,8 +11,6 @@ from minikube_py.volumes import ANN_DEFAULT_STORAGE_CLASS, ANN_DYNAMICALLY_PROVI
 
 PROVISIONER_NAME = "minikube-py.io/local-path"
 DEFAULT_CLASS_NAME = "standard"
-NODE_LOCAL_PATH_ANNOTATION = "minikube-py.io/local-path-dir"
-"""On a Node: the directory its agent keeps local-path volumes under (the agent owns its disk)."""
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 
