@@ -68,8 +68,8 @@ async def test_a_csi_node_counts_its_drivers_and_keeps_their_node_ids(api: httpx
     body["spec"]["drivers"][0]["nodeID"] = "other"
     refused = await api.put(f"{STORAGE}/csinodes/node-1", json=body)
     assert refused.json()["message"] == (
-        'CSINode.storage.k8s.io "node-1" is invalid: spec.drivers[0].nodeID: Invalid value: "other": field is '
-        "immutable"
+        'CSINode.storage.k8s.io "node-1" is invalid: spec.drivers[0].nodeID: Invalid value: "other": '
+        "field is immutable"
     )
     missing = obj("CSINode", "node-2", spec={"drivers": [{"name": "a"}, {"name": "a", "nodeID": "x"}]})
     answer = await api.post(f"{STORAGE}/csinodes", json=missing)
@@ -111,8 +111,8 @@ async def test_a_volume_attachment_needs_one_source_an_attacher_and_a_node(api: 
     )
     assert answer.json()["message"] == (
         'VolumeAttachment.storage.k8s.io "va2" is invalid: [spec.attacher: Required value: attacher name is '
-        "required, spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName, "
-        'spec.nodeName: Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric '
-        "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+        "required, spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and "
+        'persistentVolumeName, spec.nodeName: Invalid value: "": a lowercase RFC 1123 subdomain must '
+        "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
         "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"
     )
