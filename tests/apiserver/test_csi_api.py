@@ -113,6 +113,7 @@ async def test_a_volume_attachment_needs_one_source_an_attacher_and_a_node(api: 
         'VolumeAttachment.storage.k8s.io "va2" is invalid: [spec.attacher: Required value: attacher name is '
         "required, spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and "
         'persistentVolumeName, spec.nodeName: Invalid value: "": a lowercase RFC 1123 subdomain must '
-        "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+        "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'example.com', "
         "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"
     )
