@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs, SharedInformer
-from minikube_py.client.storagetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, STORAGECLASSES
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, STORAGECLASSES
 from scheduler.framework.interface import Handle
 from scheduler.framework.types import ActionType, ClusterEvent
 from scheduler.plugins.events import PV, PVC, STORAGE_CLASS

@@ -14,6 +14,7 @@ from controllers.namespace.controller import NamespaceController
 from controllers.nodelifecycle.controller import NodeLifecycleController
 from controllers.nodelifecycle.tainteviction import TaintEvictionController
 from controllers.replicaset.controller import ReplicaSetController
+from controllers.replication import new_replication_manager
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
 from controllers.volume.localpath.provisioner import LocalPathProvisioner
@@ -92,6 +93,10 @@ def _pv_protection(c: ControllerContext) -> Controller:
     return PVProtectionController(c.client, c.factory, clock=c.clock)
 
 
+def _replication(c: ControllerContext) -> Controller:
+    return new_replication_manager(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -133,6 +138,13 @@ def builtin_registry() -> ControllerRegistry:
                 "endpointslicemirroring-controller",
                 5,
                 ("endpointslicemirroring",),
+            ),
+            ControllerSpec(
+                "replicationcontroller-controller",
+                _replication,
+                "replication-controller",
+                5,
+                ("replicationcontroller",),
             ),
             ControllerSpec(
                 "persistentvolume-binder-controller",

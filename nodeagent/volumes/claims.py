@@ -12,7 +12,7 @@ from typing import Any
 
 from minikube_py.api.errors import ApiError
 from minikube_py.client.interfaces import Client
-from minikube_py.client.storagetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES
 from nodeagent.volumes.hostpath import check_host_path_type
 
 

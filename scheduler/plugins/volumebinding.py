@@ -26,7 +26,7 @@ from typing import Any
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
-from minikube_py.client.storagetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES
 from minikube_py.clock import Clock
 from minikube_py.volumes import ANN_SELECTED_NODE, claim_class
 from scheduler.framework.cyclestate import CycleState

@@ -38,8 +38,7 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import meta_namespace_key
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import NODES
-from minikube_py.client.storagetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, STORAGECLASSES
+from minikube_py.client.resourcetypes import NODES, PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, STORAGECLASSES
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
 from minikube_py.events import Recorder

@@ -14,7 +14,7 @@ from typing import Any
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.store import Indexer
 from minikube_py.client.interfaces import Client
-from minikube_py.client.storagetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES
 from minikube_py.events import Recorder
 from minikube_py.volumes import ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, claim_ref_matches
 

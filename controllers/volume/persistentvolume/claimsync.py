@@ -13,7 +13,7 @@ from controllers.volume.persistentvolume.binder import Binder
 from controllers.volume.persistentvolume.index import check_volume_satisfy_claim, find_best_match_for_claim
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.store import Indexer
-from minikube_py.client.storagetypes import PERSISTENTVOLUMECLAIMS
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS
 from minikube_py.events import Recorder
 from minikube_py.volumes import (
     ANN_BETA_STORAGE_PROVISIONER,

@@ -15,8 +15,7 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import PODS
-from minikube_py.client.storagetypes import PERSISTENTVOLUMECLAIMS
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMECLAIMS, PODS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
 from minikube_py.volumes import PVC_PROTECTION_FINALIZER

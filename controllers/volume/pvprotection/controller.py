@@ -10,7 +10,7 @@ from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.client.interfaces import Client
-from minikube_py.client.storagetypes import PERSISTENTVOLUMES
+from minikube_py.client.resourcetypes import PERSISTENTVOLUMES
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
 from minikube_py.volumes import PV_PROTECTION_FINALIZER
