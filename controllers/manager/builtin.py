@@ -14,9 +14,14 @@ from controllers.namespace.controller import NamespaceController
 from controllers.nodelifecycle.controller import NodeLifecycleController
 from controllers.nodelifecycle.tainteviction import TaintEvictionController
 from controllers.replicaset.controller import ReplicaSetController
+from controllers.replication import new_replication_manager
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
 from controllers.statefulset.controller import StatefulSetController
+from controllers.volume.localpath.provisioner import LocalPathProvisioner
+from controllers.volume.persistentvolume.controller import PersistentVolumeController
+from controllers.volume.pvcprotection.controller import PVCProtectionController
+from controllers.volume.pvprotection.controller import PVProtectionController
 from minikube_py.controller import Controller
 
 
@@ -73,6 +78,26 @@ def _endpointslice_mirroring(c: ControllerContext) -> Controller:
     return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
 
 
+def _persistentvolume_binder(c: ControllerContext) -> Controller:
+    return PersistentVolumeController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _local_path_provisioner(c: ControllerContext) -> Controller:
+    return LocalPathProvisioner(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _pvc_protection(c: ControllerContext) -> Controller:
+    return PVCProtectionController(c.client, c.factory, clock=c.clock)
+
+
+def _pv_protection(c: ControllerContext) -> Controller:
+    return PVProtectionController(c.client, c.factory, clock=c.clock)
+
+
+def _replication(c: ControllerContext) -> Controller:
+    return new_replication_manager(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def _statefulset(c: ControllerContext) -> Controller:
     return StatefulSetController(c.client, c.factory, c.recorder, clock=c.clock)
 
@@ -118,6 +143,35 @@ def builtin_registry() -> ControllerRegistry:
                 "endpointslicemirroring-controller",
                 5,
                 ("endpointslicemirroring",),
+            ),
+            ControllerSpec(
+                "replicationcontroller-controller",
+                _replication,
+                "replication-controller",
+                5,
+                ("replicationcontroller",),
+            ),
+            ControllerSpec(
+                "persistentvolume-binder-controller",
+                _persistentvolume_binder,
+                "persistent-volume-binder",
+                1,
+                ("persistentvolume-binder",),
+            ),
+            ControllerSpec("local-path-provisioner", _local_path_provisioner, "local-path-provisioner", 2),
+            ControllerSpec(
+                "persistentvolumeclaim-protection-controller",
+                _pvc_protection,
+                "pvc-protection-controller",
+                1,
+                ("pvc-protection",),
+            ),
+            ControllerSpec(
+                "persistentvolume-protection-controller",
+                _pv_protection,
+                "pv-protection-controller",
+                1,
+                ("pv-protection",),
             ),
             ControllerSpec(
                 "statefulset-controller", _statefulset, "statefulset-controller", 5, ("statefulset",)

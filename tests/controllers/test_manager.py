@@ -37,6 +37,11 @@ ALL = [
     "endpoints-controller",
     "endpointslice-controller",
     "endpointslice-mirroring-controller",
+    "replicationcontroller-controller",
+    "persistentvolume-binder-controller",
+    "local-path-provisioner",
+    "persistentvolumeclaim-protection-controller",
+    "persistentvolume-protection-controller",
     "statefulset-controller",
 ]
 
