@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import dns.message
@@ -281,23 +282,30 @@ def test_each_member_gets_its_own_claim_and_its_data_survives_a_pod_delete(clust
     assert "create Claim data-www-0 Pod www-0 in StatefulSet www success" in messages(
         cluster, ns, "SuccessfulCreate", "www"
     )
+
+    # The data is written on the host, into each claim's volume (a fresh local-path directory
+    # is root's, mode 0755, and process containers run as nobody), and read inside the pods.
+    def host_dir(claim: str) -> Path:
+        volume = kubectl_json(cluster, "pv", claims(cluster, ns)[claim]["spec"]["volumeName"])
+        return Path(volume["spec"]["hostPath"]["path"])
+
     for ordinal in (0, 1):
-        kubectl_ok(
-            cluster, "-n", ns, "exec", f"www-{ordinal}", "--", "sh", "-c", f"echo hello-{ordinal} > /data/hi"
-        )
+        (host_dir(f"data-www-{ordinal}") / "greeting").write_text(f"hello from www-{ordinal}\n")
+
+    def read(pod: str) -> str:
+        return kubectl_ok(cluster, "-n", ns, "exec", pod, "--", "cat", "/data/greeting")
+
+    assert read("www-0") == "hello from www-0\n" and read("www-1") == "hello from www-1\n"
     old_uid = pods(cluster, ns, "www")["www-0"]["metadata"]["uid"]
     kubectl_ok(cluster, "-n", ns, "delete", "pod", "www-0")
-    eventually(
-        lambda: (
-            (p := pods(cluster, ns, "www").get("www-0")) is not None
-            and p["metadata"]["uid"] != old_uid
-            and ready(p)
-        ),
-        "www-0 recreated and Ready",
-        timeout=90,
-    )
-    assert kubectl_ok(cluster, "-n", ns, "exec", "www-0", "--", "cat", "/data/hi") == "hello-0\n"
-    assert kubectl_ok(cluster, "-n", ns, "exec", "www-1", "--", "cat", "/data/hi") == "hello-1\n"
+
+    def recreated() -> bool:
+        pod = pods(cluster, ns, "www").get("www-0")
+        return pod is not None and pod["metadata"]["uid"] != old_uid and ready(pod)
+
+    eventually(recreated, "www-0 recreated and Ready", timeout=90)
+    assert read("www-0") == "hello from www-0\n"  # the new www-0 has the old one's claim
+    assert sorted(claims(cluster, ns)) == ["data-www-0", "data-www-1"]
 
 
 def test_when_scaled_delete_removes_a_scaled_down_members_claim(cluster: Cluster) -> None:
