@@ -26,6 +26,7 @@ WORKER_FLAGS = {
     "job-controller": "concurrent_job_syncs",
     "ttl-after-finished-controller": "concurrent_ttl_after_finished_syncs",
     "cronjob-controller": "concurrent_cron_job_syncs",
+    "statefulset-controller": "concurrent_statefulset_syncs",
 }
 
 

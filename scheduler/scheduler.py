@@ -49,6 +49,7 @@ from scheduler.framework.runtime import Framework
 from scheduler.framework.status import Status
 from scheduler.framework.types import ClusterEvent, QueuedPodInfo
 from scheduler.plugins.defaultpreemption.nominator import Nominator
+from scheduler.volumelisters import VolumeListers
 
 __all__ = ["EXPLANATIONS_KEPT", "NO_NODES_AVAILABLE", "Explanation", "Scheduler"]
 
@@ -103,8 +104,11 @@ class Scheduler:
         self.nodes = factory.informer(NODES)
         # namespaceSelector terms of pod (anti-)affinity match namespace labels
         self.namespaces = factory.informer(NAMESPACES)
+        # VolumeBinding reads claims, volumes and classes; their changes retry waiting pods
+        self.volume_listers = VolumeListers(factory, self.queue.move_all_to_active_or_backoff)
         for fw in self.frameworks.values():
             fw.handle.namespace_labels = self._namespace_labels
+            self.volume_listers.install(fw.handle)
         self.handlers = ClusterEventHandlers(
             self.cache, self.queue, self.nominator, self._responsible, self._forget
         )
@@ -137,7 +141,11 @@ class Scheduler:
     async def run(self) -> None:
         """Schedule until cancelled (the informers must be running)."""
         await wait_for_cache_sync(
-            self.pods.has_synced, self.nodes.has_synced, self.namespaces.has_synced, clock=self.clock
+            self.pods.has_synced,
+            self.nodes.has_synced,
+            self.namespaces.has_synced,
+            self.volume_listers.has_synced,
+            clock=self.clock,
         )
         log.info("caches are synced; scheduling")
         async with asyncio.TaskGroup() as tasks:

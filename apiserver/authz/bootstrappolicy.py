@@ -78,6 +78,9 @@ SCHEDULER_RULES = [
     rule(READ, "apps", ("statefulsets",)),
     rule(READ, "policy", ("poddisruptionbudgets",)),
     rule(("get", "list", "watch", "update"), "", ("persistentvolumeclaims", "persistentvolumes")),
+    # upstream's system:volume-scheduler, bound to the scheduler
+    rule(("patch",), "", ("persistentvolumeclaims", "persistentvolumes")),
+    rule(READ, "storage.k8s.io", ("storageclasses",)),
     rule("create", "authentication.k8s.io", ("tokenreviews",)),
     rule("create", "authorization.k8s.io", ("subjectaccessreviews",)),
     rule(READ, "storage.k8s.io", ("csinodes",)),

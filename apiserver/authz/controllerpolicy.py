@@ -112,6 +112,53 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("list", "delete"), "", ("pods",)),
         events_rule(),
     ],
+    "replication-controller": [
+        rule(("get", "list", "watch", "update"), "", ("replicationcontrollers",)),
+        rule("update", "", ("replicationcontrollers/status",)),
+        rule("update", "", ("replicationcontrollers/finalizers",)),
+        rule(("list", "watch", "patch", "create", "delete"), "", ("pods",)),
+        events_rule(),
+    ],
+    # the volume controllers (upstream's persistent-volume-binder and protection roles)
+    "persistent-volume-binder": [
+        rule(("get", "list", "watch", "update", "create", "delete"), "", ("persistentvolumes",)),
+        rule("update", "", ("persistentvolumes/status",)),
+        rule(("get", "list", "watch", "update"), "", ("persistentvolumeclaims",)),
+        rule("update", "", ("persistentvolumeclaims/status",)),
+        rule(("list", "watch", "get", "create", "delete"), "", ("pods",)),
+        rule(("get", "list", "watch"), "storage.k8s.io", ("storageclasses",)),
+        rule(("get", "create", "delete"), "", ("endpoints", "services")),
+        rule("get", "", ("secrets",)),
+        rule(("get", "list"), "", ("nodes",)),
+        events_rule(),
+    ],
+    "pvc-protection-controller": [
+        rule(("get", "list", "watch", "update"), "", ("persistentvolumeclaims",)),
+        rule(("get", "list", "watch"), "", ("pods",)),
+        events_rule(),
+    ],
+    "pv-protection-controller": [
+        rule(("get", "list", "watch", "update"), "", ("persistentvolumes",)),
+        events_rule(),
+    ],
+    # minikube-py's local-path provisioner (rancher local-path-provisioner's role, plus
+    # creating the default class it serves)
+    "local-path-provisioner": [
+        rule(("get", "list", "watch"), "", ("nodes",)),
+        rule(("get", "list", "watch", "create", "patch", "update", "delete"), "", ("persistentvolumes",)),
+        rule(("get", "list", "watch", "update"), "", ("persistentvolumeclaims",)),
+        rule(("get", "list", "watch", "create"), "storage.k8s.io", ("storageclasses",)),
+        events_rule(),
+    ],
+    "statefulset-controller": [
+        rule(("list", "watch"), "", ("pods",)),
+        rule(("get", "list", "watch"), APPS, ("statefulsets",)),
+        rule("update", APPS, ("statefulsets/status", "statefulsets/finalizers")),
+        rule(("get", "create", "delete", "update", "patch"), "", ("pods",)),
+        rule(("get", "create", "delete", "update", "patch", "list", "watch"), APPS, ("controllerrevisions",)),
+        rule(("get", "create", "update", "delete"), "", ("persistentvolumeclaims",)),
+        events_rule(),
+    ],
 }
 
 

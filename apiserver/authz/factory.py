@@ -102,14 +102,17 @@ def new_authz(modes: Sequence[str], caches: dict[str, FreshCache]) -> Authz:
         elif mode == "AlwaysDeny":
             authorizers.append(AlwaysDeny())
         elif mode == "Node":
-            authorizers.append(NodeAuthorizer(NodeGraph(caches["pods"])))
+            authorizers.append(
+                NodeAuthorizer(NodeGraph(caches["pods"], caches.get("persistentvolumeclaims")))
+            )
         else:
             policy = PolicyCache(
                 caches["roles"], caches["clusterroles"], caches["rolebindings"], caches["clusterrolebindings"]
             )
             resolver = RuleResolver(policy)
             authorizers.append(RBACAuthorizer(resolver))
-    used = {"Node": ("pods",), "RBAC": ("roles", "clusterroles", "rolebindings", "clusterrolebindings")}
+    node_caches = tuple(name for name in ("pods", "persistentvolumeclaims") if name in caches)
+    used = {"Node": node_caches, "RBAC": ("roles", "clusterroles", "rolebindings", "clusterrolebindings")}
     read = tuple(caches[name] for mode in modes for name in used.get(mode, ()))
     return Authz(Union(authorizers), modes, resolver, read)
 
@@ -120,6 +123,7 @@ def lookup_caches(lookup: Lookup) -> dict[str, FreshCache]:
         r: (RBAC_GROUP, "v1", r) for r in ("roles", "clusterroles", "rolebindings", "clusterrolebindings")
     }
     wanted["pods"] = ("", "v1", "pods")
+    wanted["persistentvolumeclaims"] = ("", "v1", "persistentvolumeclaims")
     caches: dict[str, FreshCache] = {}
     for name, (group, version, resource) in wanted.items():
         caches[name] = lookup.watch_cache(group, version, resource)

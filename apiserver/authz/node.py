@@ -11,7 +11,8 @@ A node may:
   create (mirror pods), delete and evict its pods, get/update/patch their status;
 - create, update, patch events;
 - get, and list/watch one by one (``metadata.name=<name>``), the secrets, configmaps and
-  persistentvolumeclaims its pods reference (volume refreshes watch them), and create tokens
+  persistentvolumeclaims its pods reference (volume refreshes watch them), the
+  persistentvolumes those claims are bound to, and create tokens
   for its pods' service accounts;
 - the rest of upstream's node rules: read services, get endpoints, create token and access
   reviews, read runtime classes and CSI drivers.
@@ -29,7 +30,7 @@ NODES_GROUP = "system:nodes"
 LEASE_NAMESPACE = "kube-node-lease"
 ALLOW = Result(Decision.ALLOW)
 READ = ("get", "list", "watch")
-GRAPH_RESOURCES = ("secrets", "configmaps", "persistentvolumeclaims")
+GRAPH_RESOURCES = ("secrets", "configmaps", "persistentvolumeclaims", "persistentvolumes")
 OTHER_RULES = (
     PolicyRule(READ, ("",), ("services",)),
     PolicyRule(("get",), ("",), ("endpoints",)),

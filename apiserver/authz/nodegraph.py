@@ -61,7 +61,17 @@ def _env_references(container: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield "configmaps", (env_from["configMapRef"] or {}).get("name", "")
 
 
-def build_graph(pods: list[dict[str, Any]]) -> dict[str, NodeRefs]:
+def build_graph(
+    pods: list[dict[str, Any]], claims: list[dict[str, Any]] | None = None
+) -> dict[str, NodeRefs]:
+    """``claims``: a claim a node's pod references lets the node read its bound volume too
+    (upstream's pvc -> pv edge: the agent mounts the volume's directory)."""
+    volume_of = {
+        (c["metadata"].get("namespace", ""), c["metadata"].get("name", "")): (c.get("spec") or {}).get(
+            "volumeName"
+        )
+        for c in claims or []
+    }
     graph: dict[str, NodeRefs] = {}
     for pod in pods:
         node = (pod.get("spec") or {}).get("nodeName")
@@ -72,19 +82,24 @@ def build_graph(pods: list[dict[str, Any]]) -> dict[str, NodeRefs]:
         refs = graph.setdefault(node, NodeRefs())
         refs.pods.add((namespace, meta.get("name", "")))
         refs.refs.update((kind, namespace, name) for kind, name in pod_references(pod) if name)
+        for kind, name in pod_references(pod):
+            if kind == "persistentvolumeclaims" and (volume := volume_of.get((namespace, name))):
+                refs.refs.add(("persistentvolumes", "", volume))
     return graph
 
 
 class NodeGraph:
     """``build_graph`` of the pod cache, recomputed when the cache's resourceVersion moves."""
 
-    def __init__(self, pods: CachedObjects) -> None:
-        self.pods = pods
-        self._version = -1
+    def __init__(self, pods: CachedObjects, claims: CachedObjects | None = None) -> None:
+        self.pods, self.claims = pods, claims
+        self._version: tuple[int, int] = (-1, -1)
         self._graph: dict[str, NodeRefs] = {}
 
     def refs(self, node: str) -> NodeRefs:
-        if self._version != self.pods.resource_version:
-            self._version = self.pods.resource_version
-            self._graph = build_graph(self.pods.objects())
+        version = (self.pods.resource_version, self.claims.resource_version if self.claims else 0)
+        if self._version != version:
+            self._version = version
+            claims = self.claims.objects() if self.claims is not None else None
+            self._graph = build_graph(self.pods.objects(), claims)
         return self._graph.get(node) or NodeRefs()

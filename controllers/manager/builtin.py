@@ -18,9 +18,15 @@ from controllers.nodelifecycle.controller import NodeLifecycleController
 from controllers.nodelifecycle.tainteviction import TaintEvictionController
 from controllers.podautoscaler import HorizontalController
 from controllers.replicaset.controller import ReplicaSetController
+from controllers.replication import new_replication_manager
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
 from controllers.ttlafterfinished.controller import TTLAfterFinishedController
+from controllers.statefulset.controller import StatefulSetController
+from controllers.volume.localpath.provisioner import LocalPathProvisioner
+from controllers.volume.persistentvolume.controller import PersistentVolumeController
+from controllers.volume.pvcprotection.controller import PVCProtectionController
+from controllers.volume.pvprotection.controller import PVProtectionController
 from minikube_py.controller import Controller
 
 
@@ -97,6 +103,30 @@ def _cronjob(c: ControllerContext) -> Controller:
     return CronJobController(c.client, c.factory, c.recorder, clock=c.clock)
 
 
+def _persistentvolume_binder(c: ControllerContext) -> Controller:
+    return PersistentVolumeController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _local_path_provisioner(c: ControllerContext) -> Controller:
+    return LocalPathProvisioner(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _pvc_protection(c: ControllerContext) -> Controller:
+    return PVCProtectionController(c.client, c.factory, clock=c.clock)
+
+
+def _pv_protection(c: ControllerContext) -> Controller:
+    return PVProtectionController(c.client, c.factory, clock=c.clock)
+
+
+def _replication(c: ControllerContext) -> Controller:
+    return new_replication_manager(c.client, c.factory, c.recorder, clock=c.clock)
+
+
+def _statefulset(c: ControllerContext) -> Controller:
+    return StatefulSetController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -156,5 +186,37 @@ def builtin_registry() -> ControllerRegistry:
                 ("ttl-after-finished",),
             ),
             ControllerSpec("cronjob-controller", _cronjob, "cronjob-controller", 5, ("cronjob",)),
+            ControllerSpec(
+                "replicationcontroller-controller",
+                _replication,
+                "replication-controller",
+                5,
+                ("replicationcontroller",),
+            ),
+            ControllerSpec(
+                "persistentvolume-binder-controller",
+                _persistentvolume_binder,
+                "persistent-volume-binder",
+                1,
+                ("persistentvolume-binder",),
+            ),
+            ControllerSpec("local-path-provisioner", _local_path_provisioner, "local-path-provisioner", 2),
+            ControllerSpec(
+                "persistentvolumeclaim-protection-controller",
+                _pvc_protection,
+                "pvc-protection-controller",
+                1,
+                ("pvc-protection",),
+            ),
+            ControllerSpec(
+                "persistentvolume-protection-controller",
+                _pv_protection,
+                "pv-protection-controller",
+                1,
+                ("pv-protection",),
+            ),
+            ControllerSpec(
+                "statefulset-controller", _statefulset, "statefulset-controller", 5, ("statefulset",)
+            ),
         ]
     )

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from minikube_py.volumes import LOCAL_PATH_DIR_ANNOTATION
+
 KUBELET_VERSION = "v1.32.0-minikube-py"
 MAX_PODS = 110
 PROCESS_INSTANCE_TYPE = "minikube-py-process"
@@ -57,6 +59,7 @@ class NodeConfig:
     address: str = AGENT_ADDRESS  # the InternalIP: where the agent's API listens
     labels: Mapping[str, str] = field(default_factory=dict)
     pod_cidr: str = ""  # spec.podCIDR, the node's range of pod IPs ("": none)
+    annotations: Mapping[str, str] = field(default_factory=dict)  # added to the Node's
 
     def default_labels(self) -> dict[str, str]:
         """Upstream's well-known node labels (including the deprecated beta ones it still sets)."""
@@ -116,7 +119,11 @@ def process_node_config(name: str, *, data_dir: Path, port: int, runtime_version
         "pods": str(MAX_PODS),
         "ephemeral-storage": str(int(storage * (1 - EVICTION_HARD_NODEFS_FRACTION))),
     }
-    return NodeConfig(name, port, PROCESS_INSTANCE_TYPE, capacity, allocatable, runtime_version)
+    # the local-path provisioner places this node's volumes where the agent says (its disk)
+    annotations = {LOCAL_PATH_DIR_ANNOTATION: str(data_dir.absolute() / "local-path")}
+    return NodeConfig(
+        name, port, PROCESS_INSTANCE_TYPE, capacity, allocatable, runtime_version, annotations=annotations
+    )
 
 
 def fake_node_config(

@@ -82,7 +82,7 @@ class NodeStatusReporter:
             "metadata": {
                 "name": self.config.name,
                 "labels": self.config.default_labels(),
-                "annotations": {ATTACH_DETACH_ANNOTATION: "true"},
+                "annotations": {ATTACH_DETACH_ANNOTATION: "true", **self.config.annotations},
             },
             "spec": self.config.spec(),
             "status": self.node_status(),
@@ -111,6 +111,9 @@ class NodeStatusReporter:
         drift: Object = {}
         if labels_drift := {k: v for k, v in wanted.items() if labels.get(k) != v}:
             drift["metadata"] = {"labels": labels_drift}
+        annotations = (existing.get("metadata") or {}).get("annotations") or {}
+        if notes := {k: v for k, v in self.config.annotations.items() if annotations.get(k) != v}:
+            drift.setdefault("metadata", {})["annotations"] = notes
         if (spec := self.config.spec()) and (existing.get("spec") or {}).get("podCIDR") != spec["podCIDR"]:
             # a Node from before pod ranges, or from a cluster with another --cluster-cidr: the
             # range this agent hands out pod IPs from is the one the Node must say

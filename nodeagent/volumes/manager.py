@@ -28,6 +28,7 @@ from minikube_py.client.interfaces import Client
 from minikube_py.clock import Clock, RealClock
 from nodeagent.sources import SourceNotFoundError, get_config_map, get_secret
 from nodeagent.volumes.atomicwriter import FileProjection, PayloadError, write_payload
+from nodeagent.volumes.claims import ClaimNotReadyError, claim_volume_path
 from nodeagent.volumes.hostpath import HostPathTypeError, check_host_path_type
 from nodeagent.volumes.payloads import (
     DEFAULT_MODE,
@@ -64,7 +65,7 @@ class VolumeSetupError(Exception):
 
 def volume_plugin(volume: Mapping[str, Any]) -> str:
     """The volume's source kind (``emptyDir``, ``hostPath``...); "" for none we know."""
-    return next((kind for kind in (*PLUGINS, "hostPath") if kind in volume), "")
+    return next((kind for kind in (*PLUGINS, "hostPath", "persistentVolumeClaim") if kind in volume), "")
 
 
 class VolumeManager:
@@ -84,6 +85,8 @@ class VolumeManager:
         self.root = Path(root)
         self.node_allocatable = dict(node_allocatable or {})
         self.tokens = ServiceAccountTokens(client, clock or RealClock())
+        # (pod uid, volume name) -> the host directory of a persistentVolumeClaim volume
+        self.claim_paths: dict[tuple[str, str], Path] = {}
 
     def pod_volumes_dir(self, uid: str) -> Path:
         return self.root / "pods" / uid / "volumes"
@@ -93,6 +96,11 @@ class VolumeManager:
         kind = volume_plugin(volume)
         if kind == "hostPath":
             return Path(volume["hostPath"]["path"])
+        if kind == "persistentVolumeClaim":
+            found = self.claim_paths.get((str(pod["metadata"]["uid"]), str(volume["name"])))
+            if found is None:
+                raise VolumeSetupError(volume["name"], "the claim's volume is not mounted yet")
+            return found
         if not kind:
             raise VolumeSetupError(volume["name"], "volume type not supported by this node agent")
         return self.pod_volumes_dir(str(pod["metadata"]["uid"])) / PLUGINS[kind] / str(volume["name"])
@@ -111,6 +119,8 @@ class VolumeManager:
     def cleanup_pod_volumes(self, uid: str) -> None:
         """Remove the pod's volume directories (never hostPath contents) and its tokens."""
         shutil.rmtree(self.root / "pods" / uid / "volumes", ignore_errors=True)
+        for key in [key for key in self.claim_paths if key[0] == uid]:
+            del self.claim_paths[key]  # the claim's data stays: it outlives the pod
         self.tokens.forget_pod(uid)
         if self.sources is not None:
             self.sources.forget(uid)
@@ -131,6 +141,9 @@ class VolumeManager:
             raise failures[0]
 
     async def _setup_volume(self, pod: Mapping[str, Any], volume: Mapping[str, Any], kind: str) -> None:
+        if kind == "persistentVolumeClaim":
+            await self._setup_claim(pod, volume)
+            return
         path = self.volume_path(pod, volume)
         try:
             if kind == "hostPath":
@@ -142,6 +155,15 @@ class VolumeManager:
                 write_payload(path, await self._payload(pod, volume, kind))
         except (HostPathTypeError, *_SOURCE_ERRORS) as err:
             raise VolumeSetupError(volume["name"], str(err)) from err
+
+    async def _setup_claim(self, pod: Mapping[str, Any], volume: Mapping[str, Any]) -> None:
+        namespace = str(pod["metadata"].get("namespace", "default"))
+        claim = str((volume["persistentVolumeClaim"] or {}).get("claimName", ""))
+        try:
+            path = await claim_volume_path(self._client, namespace, claim)
+        except (ClaimNotReadyError, HostPathTypeError) as err:
+            raise VolumeSetupError(volume["name"], str(err)) from err
+        self.claim_paths[(str(pod["metadata"]["uid"]), str(volume["name"]))] = Path(path)
 
     async def _payload(
         self, pod: Mapping[str, Any], volume: Mapping[str, Any], kind: str

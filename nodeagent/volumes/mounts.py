@@ -89,5 +89,6 @@ def make_mounts(
         if sub_path:
             host_path = _sub_path_mount(volume_path, sub_path, mount, str(container["name"]))
         read_only = bool(mount.get("readOnly")) or volume_plugin(volume) in READ_ONLY_PLUGINS
+        read_only = read_only or bool((volume.get("persistentVolumeClaim") or {}).get("readOnly"))
         mounts.append(Mount(host_path, str(mount["mountPath"]), read_only))
     return mounts

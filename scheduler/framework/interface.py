@@ -56,6 +56,10 @@ NamespaceLabels = Callable[[str], Mapping[str, str]]
 """namespace -> its labels (pod affinity's ``namespaceSelector``)."""
 PVCLister = Callable[[str, str], Object | None]
 """(namespace, name) -> the PersistentVolumeClaim, None when there is none."""
+PVLister = Callable[[], Sequence[Object]]
+"""() -> every PersistentVolume."""
+StorageClassLister = Callable[[str], Object | None]
+"""name -> the StorageClass, None when there is none."""
 
 
 class PodNominator(Protocol):
@@ -93,8 +97,9 @@ class Handle:
       runs the filters again through it);
     - ``nominator``: the pods preemption nominated (set by the ``Scheduler``);
     - ``namespace_labels``: namespace -> labels, from the scheduler's namespace informer;
-    - ``pvc_lister``: PersistentVolumeClaims by namespace and name (none here yet: every
-      claim counts as unbound)."""
+    - ``pvc_lister``, ``pv_lister``, ``storage_class_lister``: the scheduler's claim, volume
+      and class informers (None in a handle built without a scheduler: every claim then
+      counts as unbound)."""
 
     client: Client
     snapshot: SnapshotLister
@@ -104,6 +109,8 @@ class Handle:
     nominator: PodNominator | None = None
     namespace_labels: NamespaceLabels | None = None
     pvc_lister: PVCLister | None = None
+    pv_lister: PVLister | None = None
+    storage_class_lister: StorageClassLister | None = None
 
 
 PluginFactory = Callable[[dict[str, Any], Handle], Any]

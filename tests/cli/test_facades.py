@@ -82,6 +82,7 @@ FLAGS = {
     "--node-monitor-period --nodes --port --request-timeout --root-ca-file --scheduler-config "
     "--scheduler-secure-port --service-cluster-ip-range --service-node-port-range --store "
     "--ingress-port --ingress-tls-port "
+    "--concurrent-statefulset-syncs "
     "--use-service-account-credentials "
     # the batch controllers (issue 16)
     "--concurrent-job-syncs --concurrent-ttl-after-finished-syncs --concurrent-cron-job-syncs",
@@ -99,7 +100,8 @@ FLAGS = {
     "--concurrent-replicaset-syncs --concurrent-serviceaccount-syncs --controllers --kube-api-burst "
     "--kube-api-qps --kubeconfig --leader-elect --node-monitor-grace-period --node-monitor-period "
     "--root-ca-file --secure-port --use-service-account-credentials "
-    "--concurrent-job-syncs --concurrent-ttl-after-finished-syncs --concurrent-cron-job-syncs",
+    "--concurrent-job-syncs --concurrent-ttl-after-finished-syncs --concurrent-cron-job-syncs "
+    "--concurrent-statefulset-syncs",
     "scheduler": "--config --kube-api-burst --kube-api-qps --kubeconfig --leader-elect --secure-port",
     "node-agent": "--address --client-ca-file --cluster-dns --cluster-domain --data-dir --eviction-hard "
     "--kubeconfig --node-ip --node-name --pod-cidr --port --resolv-conf --runtime --tls-cert-file "

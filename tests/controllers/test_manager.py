@@ -42,6 +42,12 @@ ALL = [
     "job-controller",
     "ttl-after-finished-controller",
     "cronjob-controller",
+    "replicationcontroller-controller",
+    "persistentvolume-binder-controller",
+    "local-path-provisioner",
+    "persistentvolumeclaim-protection-controller",
+    "persistentvolume-protection-controller",
+    "statefulset-controller",
 ]
 
 

@@ -172,7 +172,7 @@ async def test_secret_volume_is_decoded(manager: VolumeManager) -> None:
             "is not a directory",
         ),
         (
-            {"name": "v", "persistentVolumeClaim": {"claimName": "c"}},
+            {"name": "v", "nfs": {"server": "s", "path": "/x"}},
             'MountVolume.SetUp failed for volume "v" : volume type not supported by this node agent',
         ),
         (

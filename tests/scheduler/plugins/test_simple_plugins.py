@@ -146,5 +146,6 @@ def test_volume_binding(
     handle = make_handle()
     if claims is not None:
         handle.pvc_lister = lambda namespace, name: claims.get(name)
+        handle.pv_lister = lambda: [{"metadata": {"name": "pv1"}, "spec": {}}]
     status = run_filter(VolumeBinding({}, handle), make_pod(pvcs=pvcs), node_info(make_node()))
     assert (status.code, status.message()) == (code, message)
