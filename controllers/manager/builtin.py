@@ -21,8 +21,8 @@ from controllers.replicaset.controller import ReplicaSetController
 from controllers.replication import new_replication_manager
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
-from controllers.ttlafterfinished.controller import TTLAfterFinishedController
 from controllers.statefulset.controller import StatefulSetController
+from controllers.ttlafterfinished.controller import TTLAfterFinishedController
 from controllers.volume.localpath.provisioner import LocalPathProvisioner
 from controllers.volume.persistentvolume.controller import PersistentVolumeController
 from controllers.volume.pvcprotection.controller import PVCProtectionController
