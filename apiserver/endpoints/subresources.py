@@ -1,7 +1,7 @@
 """Subresources that are views or actions on their parent object: ``scale`` (autoscaling/v1
-Scale of deployments, replica sets and stateful sets), ``pods/binding`` (the scheduler sets
-``spec.nodeName``, once) and ``pods/eviction`` (policy/v1; a delete that disruption budgets may
-refuse, once they exist)."""
+Scale of deployments, replica sets, stateful sets and replication controllers),
+``pods/binding`` (the scheduler sets ``spec.nodeName``, once) and ``pods/eviction`` (policy/v1;
+a delete that disruption budgets may refuse, once they exist)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from apiserver.endpoints.typecheck import check_body, check_kind_body, typed_pat
 from apiserver.registry.store import GenericStore
 from apiserver.request.queryparams import first_values
 from minikube_py.api import errors
-from minikube_py.api.labels import label_selector_as_selector
+from minikube_py.api.labels import label_selector_as_selector, selector_from_set
 from minikube_py.api.scheme import ResourceType
 from minikube_py.api.unstructured import Object
 from minikube_py.jsonutil import dumps
@@ -32,9 +32,19 @@ SCALE_META = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp"
 SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 
+def scale_selector(obj: Object) -> str:
+    """``status.selector`` of the Scale: the workload's label selector as a string; a
+    ReplicationController's selector is a plain label map (``labels.SelectorFromSet``)."""
+    selector = obj.get("spec", {}).get("selector")
+    if not selector:
+        return ""
+    if obj.get("kind") == "ReplicationController":
+        return str(selector_from_set({str(k): str(v) for k, v in selector.items()}))
+    return str(label_selector_as_selector(selector))
+
+
 def to_scale(obj: Object) -> Object:
     meta = obj["metadata"]
-    selector = obj.get("spec", {}).get("selector")
     return {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
@@ -46,7 +56,7 @@ def to_scale(obj: Object) -> Object:
         "spec": {"replicas": obj.get("spec", {}).get("replicas", 0)},
         "status": {
             "replicas": obj.get("status", {}).get("replicas", 0),
-            "selector": str(label_selector_as_selector(selector)) if selector else "",
+            "selector": scale_selector(obj),
         },
     }
 

@@ -115,6 +115,7 @@ SPEC_SIDE = {
     ("TokenReviewSpec", "token"),
     ("ContainerRestartRule", "action"),
     ("ContainerRestartRuleOnExitCodes", "operator"),
+    ("ControllerRevision", "data"),  # not required by upstream's schema, but by its validation
 }
 
 

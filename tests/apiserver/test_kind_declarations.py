@@ -204,7 +204,7 @@ def test_the_scheme_lists_groups_in_kube_apiservers_order_preferred_version_firs
         ("authentication.k8s.io", "v1beta1")
     )
     apps = [rt.resource for rt in builtin_scheme().in_group_version("apps", "v1")]
-    assert apps == ["daemonsets", "deployments", "replicasets", "statefulsets"]
+    assert apps == ["controllerrevisions", "daemonsets", "deployments", "replicasets", "statefulsets"]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""core/v1 persistent volume claims, as workloads template them (StatefulSet claim templates,
-ephemeral volumes)."""
+"""core/v1 PersistentVolumeClaim: a user's request for storage (served with ``pvc`` and
+``/status``), also what workloads template (StatefulSet claim templates, ephemeral volumes)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from minikube_py.api.models.base import K8sModel, RawObject, ResourceList, Time
 from minikube_py.api.models.core_refs import TypedLocalObjectReference, TypedObjectReference
 from minikube_py.api.models.meta import LabelSelector, ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
-from minikube_py.api.scheme import Kind
+from minikube_py.api.scheme import STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -99,7 +99,7 @@ class PersistentVolumeClaimStatus(K8sModel):
 class PersistentVolumeClaim(TypeMeta):
     """A user's request for and claim to a persistent volume."""
 
-    kinds = (Kind("v1"),)
+    kinds = (Served("", "v1", "persistentvolumeclaims", True, ("pvc",), subresources=(STATUS,)),)
 
     metadata: ObjectMeta | None = tag(1, "omitempty")
     """Standard object metadata."""

@@ -1,5 +1,5 @@
-"""core/v1 ReplicationController, the ancestor of ReplicaSet (not served; described for its
-strategic merge patch schema)."""
+"""core/v1 ReplicationController, the ancestor of ReplicaSet: the same controller with a map
+selector (``rc``, in category ``all``, with ``/status`` and ``/scale``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from minikube_py.api.models.base import Int32, Int64, K8sModel, StrMap, Time
 from minikube_py.api.models.core_pod import PodTemplateSpec
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
+from minikube_py.api.scheme import ALL_CATEGORY, SCALE, STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.core.v1"
 
@@ -27,6 +28,8 @@ class ReplicationControllerSpec(K8sModel):
 class ReplicationControllerCondition(K8sModel):
     """The state of a replication controller at a point in time."""
 
+    required_fields = ("type", "status")
+
     type: str | None = None
     """Type of the condition (``ReplicaFailure``)."""
     status: str | None = None
@@ -41,6 +44,8 @@ class ReplicationControllerCondition(K8sModel):
 
 class ReplicationControllerStatus(K8sModel):
     """The most recently observed status of a ReplicationController."""
+
+    required_fields = ("replicas",)
 
     replicas: Int32 | None = None
     """The most recently observed number of replicas."""
@@ -58,6 +63,10 @@ class ReplicationControllerStatus(K8sModel):
 
 class ReplicationController(TypeMeta):
     """Keeps a number of copies of a pod running."""
+
+    kinds = (
+        Served("", "v1", "replicationcontrollers", True, ("rc",), ALL_CATEGORY, subresources=(STATUS, SCALE)),
+    )
 
     metadata: ObjectMeta | None = None
     """Standard object metadata."""
