@@ -9,11 +9,11 @@ from typing import Any
 
 from controllers.daemon.backoff import FailedPodsBackoff
 from controllers.daemon.util import NoTargetNode, target_node_name
+from controllers.history import History
 from controllers.podcontrol.control import PodControl
 from controllers.podcontrol.expectations import ControllerExpectations
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import resource_type
 from minikube_py.clock import Clock
 from minikube_py.events import Recorder
 
@@ -23,7 +23,6 @@ KIND = "DaemonSet"
 BURST_REPLICAS = 250
 
 PodsByNode = dict[str, list[Object]]
-DAEMONSETS = resource_type(API_VERSION, "daemonsets")
 
 
 @dataclass
@@ -38,6 +37,7 @@ class DaemonContext:
     controller_ref: Callable[[Object], dict[str, Any]]
     #: requeue a DaemonSet key after a delay (backoff of failed pods, minReadySeconds)
     enqueue_after: Callable[[str, float], None]
+    history: History
 
 
 def pods_by_node(pods: Iterable[Object], include_deleted_terminal: bool) -> PodsByNode:

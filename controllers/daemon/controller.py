@@ -18,17 +18,17 @@ from controllers.daemon.backoff import FailedPodsBackoff
 from controllers.daemon.context import (
     API_VERSION,
     BURST_REPLICAS,
-    DAEMONSETS,
     KIND,
     DaemonContext,
     pods_by_node,
 )
-from controllers.daemon.history import CONTROLLERREVISIONS, cleanup_history, construct_history
+from controllers.daemon.history import cleanup_history, construct_history
 from controllers.daemon.manage import manage
 from controllers.daemon.predicates import DaemonPlacement
 from controllers.daemon.rolling import rolling_update
 from controllers.daemon.status import calculate_counts, store_status
 from controllers.daemon.util import REVISION_HASH_LABEL, ROLLING_UPDATE, strategy_type
+from controllers.history import History
 from controllers.podcontrol.control import PodControl
 from controllers.podcontrol.expectations import ControllerExpectations
 from controllers.podcontrol.ownerrefs import (
@@ -45,7 +45,7 @@ from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import NODES, PODS
+from minikube_py.client.resourcetypes import CONTROLLERREVISIONS, DAEMONSETS, NODES, PODS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
 from minikube_py.events import Recorder
@@ -97,6 +97,7 @@ class DaemonSetsController:
             burst_replicas,
             lambda ds: new_controller_ref(ds, API_VERSION, KIND),
             self.queue.add_after,
+            History(client, self.history_informer.indexer),
         )
 
     async def run(self, workers: int) -> None:

@@ -1,5 +1,5 @@
-"""A DaemonSet's ControllerRevisions (upstream's ``constructHistory``, ``snapshot``,
-``dedupCurHistories`` and ``cleanupHistory`` in update.go).
+"""A DaemonSet's ControllerRevisions, kept through ``controllers.history`` (upstream's
+``constructHistory``, ``snapshot``, ``dedupCurHistories`` and ``cleanupHistory`` in update.go).
 
 A revision's ``data`` is the strategic merge patch that restores the DaemonSet's pod template
 (``{"spec": {"template": {..., "$patch": "replace"}}}``): what ``kubectl rollout undo ds``
@@ -15,14 +15,9 @@ import copy
 import json
 from typing import Any
 
-from controllers.daemon.context import API_VERSION, DAEMONSETS, KIND, DaemonContext, PodsByNode
+from controllers.daemon.context import API_VERSION, KIND, DaemonContext, PodsByNode
 from controllers.daemon.util import REVISION_HASH_LABEL
-from controllers.history import (
-    CONTROLLERREVISIONS,
-    create_revision,
-    delete_revision,
-    update_revision,
-)
+from controllers.history import next_revision, sort_controller_revisions
 from controllers.podcontrol.hash import compute_hash
 from controllers.podcontrol.ownerrefs import new_controller_ref
 from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owner
@@ -30,7 +25,7 @@ from minikube_py.api.errors import ApiError
 from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import MERGE_PATCH
-from minikube_py.client.resourcetypes import PODS
+from minikube_py.client.resourcetypes import CONTROLLERREVISIONS, DAEMONSETS, PODS
 
 
 def restore_patch(ds: Object) -> dict[str, Any]:
@@ -76,16 +71,16 @@ async def construct_history(
         if REVISION_HASH_LABEL not in labels:  # the name stands in for the hash: no collision worry
             relabeled = copy.deepcopy(revision)
             relabeled["metadata"].setdefault("labels", {})[REVISION_HASH_LABEL] = revision["metadata"]["name"]
-            revision = await update_revision(ctx.client, relabeled)
+            revision = await ctx.client.resource(CONTROLLERREVISIONS, ds["metadata"]["namespace"]).update(
+                relabeled
+            )
         (current if matches(ds, revision) else old).append(revision)
-    next_number = max((int(r.get("revision") or 0) for r in old), default=0) + 1
+    next_number = next_revision(old)
     if not current:
         return await snapshot(ctx, ds, next_number), old
     cur = await dedup_current(ctx, current, pods)
     if int(cur.get("revision") or 0) < next_number:
-        renumbered = copy.deepcopy(cur)
-        renumbered["revision"] = next_number
-        cur = await update_revision(ctx.client, renumbered)
+        cur = await ctx.history.update_controller_revision(cur, next_number)
     return cur, old
 
 
@@ -112,7 +107,7 @@ async def snapshot(ctx: DaemonContext, ds: Object, number: int) -> Object:
     if meta.get("annotations"):
         revision["metadata"]["annotations"] = dict(meta["annotations"])
     try:
-        return await create_revision(ctx.client, revision)
+        return await ctx.client.resource(CONTROLLERREVISIONS, meta["namespace"]).create(revision)
     except ApiError as err:
         if err.code != 409 or err.reason != "AlreadyExists":
             raise
@@ -144,7 +139,7 @@ async def dedup_current(ctx: DaemonContext, current: list[Object], pods: list[Ob
         if revision["metadata"]["name"] == keep["metadata"]["name"]:
             continue
         await relabel_pods(ctx, pods, keep_hash or "")
-        await delete_revision(ctx.client, revision)
+        await ctx.history.delete_controller_revision(revision)
     return keep
 
 
@@ -169,10 +164,10 @@ async def cleanup_history(ctx: DaemonContext, ds: Object, old: list[Object], by_
         for p in pods
         if (h := (p["metadata"].get("labels") or {}).get(REVISION_HASH_LABEL))
     }
-    for revision in sorted(old, key=lambda r: int(r.get("revision") or 0)):
+    for revision in sort_controller_revisions(old):
         if to_kill <= 0:
             break
         if (revision["metadata"].get("labels") or {}).get(REVISION_HASH_LABEL) in live:
             continue
-        await delete_revision(ctx.client, revision)
+        await ctx.history.delete_controller_revision(revision)
         to_kill -= 1

@@ -10,13 +10,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from controllers.daemon.context import DAEMONSETS, PodsByNode, creation_order_key
+from controllers.daemon.context import PodsByNode, creation_order_key
 from controllers.daemon.predicates import DaemonPlacement
 from controllers.daemon.util import is_pod_updated, template_generation
 from controllers.podcontrol.pods import is_pod_available, is_pod_ready
 from minikube_py.api.errors import ApiError
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
+from minikube_py.client.resourcetypes import DAEMONSETS
 
 STATUS_UPDATE_RETRIES = 1
 COUNTS = (

@@ -4,6 +4,7 @@ service account each acts as (``system:controller:<account>``), and default work
 
 from __future__ import annotations
 
+from controllers.daemon.controller import DaemonSetsController
 from controllers.deployment.controller import DeploymentController
 from controllers.endpoint.controller import EndpointsController
 from controllers.endpointslice.controller import EndpointSliceController
@@ -72,6 +73,10 @@ def _endpointslice_mirroring(c: ControllerContext) -> Controller:
     return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
 
 
+def _daemonset(c: ControllerContext) -> Controller:
+    return DaemonSetsController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -114,5 +119,6 @@ def builtin_registry() -> ControllerRegistry:
                 5,
                 ("endpointslicemirroring",),
             ),
+            ControllerSpec("daemonset-controller", _daemonset, "daemon-set-controller", 2, ("daemonset",)),
         ]
     )

@@ -120,7 +120,10 @@ def test_node_should_run_daemon_pod(
 
 
 def test_pod_template_carries_generation_hash_and_implicit_tolerations() -> None:
-    template = {"metadata": {"labels": {"app": "ds"}}, "spec": {**TEMPLATE_SPEC, "hostNetwork": True}}
+    template: dict[str, Any] = {
+        "metadata": {"labels": {"app": "ds"}},
+        "spec": {**TEMPLATE_SPEC, "hostNetwork": True},
+    }
     made = create_pod_template(template, 3, "abc")
     assert made["metadata"]["labels"] == {
         "app": "ds",
@@ -157,7 +160,7 @@ def test_a_user_toleration_of_the_same_slot_is_replaced_not_doubled() -> None:
 
 
 def test_node_affinity_is_replaced_by_the_node_name_and_other_affinity_kept() -> None:
-    pod_affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": []}}
+    pod_affinity: dict[str, Any] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": []}}
     original = {
         **pod_affinity,
         **required({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}),

@@ -20,7 +20,7 @@ NEW, OLD = "new", "old"
 
 def context(clock: FakeClock) -> DaemonContext:
     none: Any = None
-    return DaemonContext(none, none, none, none, none, clock, 250, none, none)
+    return DaemonContext(none, none, none, none, none, clock, 250, none, none, none)
 
 
 def layout(ds: Object, spec: str) -> tuple[list[Object], list[Object]]:
