@@ -11,6 +11,7 @@ from apiserver.admission.chain import AdmissionChain
 from apiserver.admission.interfaces import PluginLookup
 from apiserver.admission.plugins import (
     defaultingressclass,
+    defaultstorageclass,
     defaulttolerationseconds,
     limitranger,
     namespacelifecycle,
@@ -18,6 +19,7 @@ from apiserver.admission.plugins import (
     priority,
     resourcequota,
     serviceaccount,
+    storageobjectinuseprotection,
 )
 from apiserver.admission.plugins.podsecurity import plugin as podsecurity
 from apiserver.admission.webhook.mutating import MutatingAdmissionWebhook
@@ -36,6 +38,8 @@ ORDERED = (
     "PodSecurity",
     "Priority",
     "DefaultTolerationSeconds",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
     "DefaultIngressClass",
     "MutatingAdmissionWebhook",
     "ValidatingAdmissionWebhook",
@@ -60,6 +64,8 @@ def _factories() -> dict[str, Factory]:
         "Priority": priority.Priority,
         "DefaultTolerationSeconds": defaulttolerationseconds.DefaultTolerationSeconds,
         "DefaultIngressClass": defaultingressclass.DefaultIngressClass,
+        "DefaultStorageClass": defaultstorageclass.DefaultStorageClass,
+        "StorageObjectInUseProtection": storageobjectinuseprotection.StorageObjectInUseProtection,
         "MutatingAdmissionWebhook": MutatingAdmissionWebhook,
         "ValidatingAdmissionWebhook": ValidatingAdmissionWebhook,
         "ResourceQuota": resourcequota.ResourceQuota,

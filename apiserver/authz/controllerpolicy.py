@@ -72,6 +72,13 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("get", "list", "create", "update", "delete"), "discovery.k8s.io", ("endpointslices",)),
         events_rule(),
     ],
+    "replication-controller": [
+        rule(("get", "list", "watch", "update"), "", ("replicationcontrollers",)),
+        rule("update", "", ("replicationcontrollers/status",)),
+        rule("update", "", ("replicationcontrollers/finalizers",)),
+        rule(("list", "watch", "patch", "create", "delete"), "", ("pods",)),
+        events_rule(),
+    ],
     "daemon-set-controller": [
         rule(("get", "list", "watch"), ("extensions", APPS), ("daemonsets",)),
         rule("update", ("extensions", APPS), ("daemonsets/status",)),

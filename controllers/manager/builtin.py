@@ -15,6 +15,7 @@ from controllers.namespace.controller import NamespaceController
 from controllers.nodelifecycle.controller import NodeLifecycleController
 from controllers.nodelifecycle.tainteviction import TaintEvictionController
 from controllers.replicaset.controller import ReplicaSetController
+from controllers.replication import new_replication_manager
 from controllers.rootcacertpublisher.publisher import RootCACertPublisher
 from controllers.serviceaccount.controller import ServiceAccountController
 from minikube_py.controller import Controller
@@ -73,6 +74,10 @@ def _endpointslice_mirroring(c: ControllerContext) -> Controller:
     return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
 
 
+def _replication(c: ControllerContext) -> Controller:
+    return new_replication_manager(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def _daemonset(c: ControllerContext) -> Controller:
     return DaemonSetsController(c.client, c.factory, c.recorder, clock=c.clock)
 
@@ -118,6 +123,13 @@ def builtin_registry() -> ControllerRegistry:
                 "endpointslicemirroring-controller",
                 5,
                 ("endpointslicemirroring",),
+            ),
+            ControllerSpec(
+                "replicationcontroller-controller",
+                _replication,
+                "replication-controller",
+                5,
+                ("replicationcontroller",),
             ),
             ControllerSpec("daemonset-controller", _daemonset, "daemon-set-controller", 2, ("daemonset",)),
         ]

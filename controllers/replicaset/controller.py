@@ -1,4 +1,5 @@
-"""``ReplicaSetController`` (upstream's pkg/controller/replicaset).
+"""``ReplicaSetController`` (upstream's pkg/controller/replicaset), for any ``ReplicatedKind``:
+ReplicaSets (the default) and ReplicationControllers (``controllers/replication``).
 
 Event handlers only compute keys, touch expectations and enqueue. ``sync`` (upstream's
 ``syncReplicaSet``) reads the caches, claims pods, runs ``manage_replicas`` when the
@@ -24,9 +25,10 @@ from controllers.podcontrol.ownerrefs import (
 )
 from controllers.podcontrol.pods import filter_active_pods, is_pod_ready
 from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owner
+from controllers.replicaset.kinds import REPLICA_SET, ReplicatedKind
 from controllers.replicaset.replicas import ReplicasContext, manage_replicas
 from controllers.replicaset.status import calculate_status, update_replica_set_status
-from minikube_py.api.labels import label_selector_as_selector
+from minikube_py.api.labels import Selector, SelectorError
 from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
@@ -38,7 +40,7 @@ from minikube_py.cache.store import (
     split_meta_namespace_key,
 )
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import PODS, REPLICASETS
+from minikube_py.client.resourcetypes import PODS
 from minikube_py.clock import Clock, RealClock
 from minikube_py.controller import run_workers
 from minikube_py.events import Recorder
@@ -46,13 +48,12 @@ from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("replicaset")
 
-API_VERSION = "apps/v1"
-KIND = "ReplicaSet"
 BURST_REPLICAS = 500
 
 
 class ReplicaSetController:
-    name = "replicaset"
+    """Keeps ``spec.replicas`` pods of each object of ``kind`` running (``REPLICA_SET`` unless
+    told otherwise)."""
 
     def __init__(
         self,
@@ -62,7 +63,10 @@ class ReplicaSetController:
         *,
         clock: Clock | None = None,
         burst_replicas: int = BURST_REPLICAS,
+        kind: ReplicatedKind = REPLICA_SET,
     ) -> None:
+        self.kind = kind
+        self.name = kind.name
         self.client = client
         self.recorder = recorder
         self.clock: Clock = clock or RealClock()
@@ -70,7 +74,7 @@ class ReplicaSetController:
         self.expectations = UIDTrackingExpectations(self.clock)
         self.pod_control = PodControl(client, recorder)
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(clock=self.clock, name=self.name)
-        self.rs_informer = factory.informer(REPLICASETS)
+        self.rs_informer = factory.informer(kind.resource_type)
         self.pod_informer = factory.informer(PODS)
         add_controller_uid_index(self.rs_informer)
         add_controller_uid_index(self.pod_informer)
@@ -95,7 +99,14 @@ class ReplicaSetController:
         await run_workers(self.name, self.queue, self.sync, workers, synced, clock=self.clock)
 
     def controller_ref(self, rs: Object) -> dict[str, Any]:
-        return new_controller_ref(rs, API_VERSION, KIND)
+        return new_controller_ref(rs, self.kind.api_version, self.kind.kind)
+
+    def selector(self, rs: Object) -> Selector | None:
+        """The object's selector, or None when it is not a valid one."""
+        try:
+            return self.kind.selector(rs)
+        except SelectorError:
+            return None
 
     # -- event handlers ------------------------------------------------------------------------
 
@@ -114,7 +125,7 @@ class ReplicaSetController:
         self.queue.add(key)
 
     def _resolve_controller_ref(self, namespace: str, ref: Any) -> Object | None:
-        if ref.get("kind") != KIND:
+        if ref.get("kind") != self.kind.kind:
             return None
         rs = self.rs_informer.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
         if rs is None or rs["metadata"].get("uid") != ref.get("uid"):
@@ -122,14 +133,13 @@ class ReplicaSetController:
         return rs
 
     def _pod_replica_sets(self, pod: Object) -> list[Object]:
-        """ReplicaSets in the pod's namespace whose selector matches its labels (for orphans)."""
+        """Objects in the pod's namespace whose selector matches its labels (for orphans)."""
         labels = pod["metadata"].get("labels") or {}
         candidates = self.rs_informer.indexer.by_index(NAMESPACE_INDEX, pod["metadata"].get("namespace", ""))
         return [
             rs
             for rs in candidates
-            if (sel := label_selector_as_selector(rs["spec"].get("selector"))).matches(labels)
-            and not sel.empty
+            if (sel := self.selector(rs)) is not None and not sel.empty and sel.matches(labels)
         ]
 
     def _add_pod(self, pod: Object) -> None:
@@ -199,20 +209,23 @@ class ReplicaSetController:
             self.expectations.delete_expectations(key)
             return
         if spec_replicas(cached) is None:  # stored before the apiserver checked types: never act
-            log.warning("replicaset %s skipped: spec.replicas %r", key, cached["spec"].get("replicas"))
+            log.warning("%s %s skipped: spec.replicas %r", self.name, key, cached["spec"].get("replicas"))
             self.recorder.event(cached, "Warning", "InvalidReplicas", invalid_replicas_message(cached))
             return
         needs_sync = self.expectations.satisfied_expectations(key)
-        selector = label_selector_as_selector(cached["spec"].get("selector"))
+        selector = self.selector(cached)
+        if selector is None:  # upstream's sync fails on it and never retries: nothing to act on
+            log.error("%s %s skipped: invalid selector %r", self.name, key, cached["spec"].get("selector"))
+            return
         pods = filter_active_pods(objects_for_owner(self.pod_informer, cached, include_orphans=True))
         manager = ControllerRefManager(
             self.client,
             cached,
-            API_VERSION,
-            KIND,
+            self.kind.api_version,
+            self.kind.kind,
             selector,
             PODS,
-            recheck_owner(self.client, REPLICASETS, cached),
+            recheck_owner(self.client, self.kind.resource_type, cached),
         )
         pods = await manager.claim(pods)
         manage_error: Exception | None = None
@@ -223,11 +236,11 @@ class ReplicaSetController:
                 manage_error = err
         rs = copy.deepcopy(cached)
         new_status = calculate_status(rs, pods, manage_error, self.clock)
-        updated = await update_replica_set_status(self.client, rs, new_status)
+        updated = await update_replica_set_status(self.client, self.kind.resource_type, rs, new_status)
         self._requeue_for_availability(key, updated, manage_error)
         if manage_error is not None:
             raise manage_error
-        log.debug("replicaset synced key=%s namespace=%s name=%s", key, namespace, name)
+        log.debug("%s synced key=%s namespace=%s name=%s", self.name, key, namespace, name)
 
     def _requeue_for_availability(self, key: str, rs: Object, manage_error: Exception | None) -> None:
         min_ready = int(rs["spec"].get("minReadySeconds") or 0)

@@ -10,10 +10,10 @@ from typing import Any
 from controllers.podcontrol.pods import is_pod_available, is_pod_ready
 from minikube_py.api.errors import ApiError
 from minikube_py.api.labels import selector_from_set
+from minikube_py.api.scheme import ResourceType
 from minikube_py.api.timestamps import clock_rfc3339 as now_time
 from minikube_py.api.unstructured import Object
 from minikube_py.client.interfaces import Client
-from minikube_py.client.resourcetypes import REPLICASETS
 from minikube_py.clock import Clock
 
 REPLICA_FAILURE = "ReplicaFailure"
@@ -57,16 +57,18 @@ def _omit_empty(status: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in status.items() if k == "replicas" or v not in (0, None, [])}
 
 
-async def update_replica_set_status(client: Client, rs: Object, new_status: dict[str, Any]) -> Object:
-    """Write ``new_status`` (with ``observedGeneration``) unless nothing changed; on failure
-    re-read the ReplicaSet and try again once more, then raise."""
+async def update_replica_set_status(
+    client: Client, resource_type: ResourceType, rs: Object, new_status: dict[str, Any]
+) -> Object:
+    """Write ``new_status`` (with ``observedGeneration``) to ``rs`` of ``resource_type`` unless
+    nothing changed; on failure re-read the object and try again once more, then raise."""
     generation = rs["metadata"].get("generation", 0)
     if (
         _same_status(rs.get("status") or {}, new_status)
         and (rs.get("status") or {}).get("observedGeneration", 0) == generation
     ):
         return rs
-    handle = client.resource(REPLICASETS, rs["metadata"]["namespace"])
+    handle = client.resource(resource_type, rs["metadata"]["namespace"])
     current = rs
     for attempt in range(STATUS_UPDATE_RETRIES + 1):
         updated = copy.deepcopy(current)

@@ -25,6 +25,8 @@ DEFAULTS = (
     "PodSecurity",
     "Priority",
     "DefaultTolerationSeconds",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
     "DefaultIngressClass",
     "ResourceQuota",
 )

@@ -733,6 +733,10 @@ def test_every_list_deserializes(api_client: client.ApiClient) -> None:
         client.DiscoveryV1Api(api_client).list_endpoint_slice_for_all_namespaces,
         client.SchedulingV1Api(api_client).list_priority_class,
         client.AdmissionregistrationV1Api(api_client).list_validating_webhook_configuration,
+        core.list_persistent_volume,
+        core.list_persistent_volume_claim_for_all_namespaces,
+        core.list_replication_controller_for_all_namespaces,
+        apps.list_controller_revision_for_all_namespaces,
     ]
     failures = {}
     for list_all in lists:
@@ -763,3 +767,58 @@ def test_raw_json_bodies_end_with_a_newline(core: client.CoreV1Api) -> None:
         assert json.loads(one.data)["data"] == {"k": "v"}
     finally:
         core.delete_namespaced_config_map("raw", NS)
+
+
+def test_replication_controller_apis(core: client.CoreV1Api) -> None:
+    """The suite's ``test_replication_controller_apis``, plus what a running cluster does with
+    it: the controller makes the two pods, and a DELETE with an empty body (no propagation
+    policy) orphans them, as core/v1 ReplicationControllers do upstream."""
+    name = "frontend-rc"
+    manifest: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
+        "metadata": {"labels": {"name": name}, "name": name},
+        "spec": {
+            "replicas": 2,
+            "selector": {"name": name},
+            "template": {
+                "metadata": {"labels": {"name": name}},
+                "spec": {
+                    "containers": [
+                        {
+                            "image": "nginx",
+                            "name": "nginx",
+                            "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                        }
+                    ]
+                },
+            },
+        },
+    }
+    created = core.create_namespaced_replication_controller(NS, manifest)
+    assert created.metadata.name == name and created.spec.replicas == 2
+    read = core.read_namespaced_replication_controller(name, NS)
+    assert read.metadata.name == name and read.spec.replicas == 2
+    selector = f"name={name}"
+    try:
+        eventually(
+            lambda: core.read_namespaced_replication_controller_status(name, NS).status.replicas == 2,
+            "the controller's two replicas",
+        )
+        owned = core.list_namespaced_pod(NS, label_selector=selector).items
+        assert [ref.kind for pod in owned for ref in pod.metadata.owner_references] == [
+            "ReplicationController"
+        ] * 2
+        scale = core.read_namespaced_replication_controller_scale(name, NS)
+        assert scale.spec.replicas == 2 and scale.status.selector == selector
+        core.delete_namespaced_replication_controller(name, NS, body={})
+        eventually(
+            lambda: all(
+                not pod.metadata.owner_references
+                for pod in core.list_namespaced_pod(NS, label_selector=selector).items
+            ),
+            "the orphaned pods to lose their owner reference",
+        )
+        assert len(core.list_namespaced_pod(NS, label_selector=selector).items) == 2
+    finally:
+        core.delete_collection_namespaced_pod(NS, label_selector=selector, grace_period_seconds=0)

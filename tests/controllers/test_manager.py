@@ -37,6 +37,7 @@ ALL = [
     "endpoints-controller",
     "endpointslice-controller",
     "endpointslice-mirroring-controller",
+    "replicationcontroller-controller",
     "daemonset-controller",
 ]
 

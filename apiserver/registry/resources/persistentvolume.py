@@ -10,7 +10,7 @@ from typing import Any
 from apiserver.registry.age import age
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.resources.podvalidation import to_causes
-from apiserver.registry.resources.volumevalidation import validate_volume
+from apiserver.registry.resources.volumevalidation import validate_volume, validate_volume_update
 from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import core_persistentvolume
@@ -20,10 +20,6 @@ from minikube_py.api.unstructured import Object
 
 #: the annotation that named a class before ``storageClassName`` existed (still honoured)
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
-#: the JSON names of the volume sources, exactly one of which a volume sets
-SOURCE_FIELDS = tuple(
-    str(info.alias) for info in core_persistentvolume.PersistentVolumeSource.model_fields.values()
-)
 _MODE_ABBREVIATIONS = (
     ("ReadWriteOnce", "RWO"),
     ("ReadOnlyMany", "ROX"),
@@ -135,7 +131,10 @@ class PersistentVolumeStrategy(Strategy):
         return merged
 
     def validate(self, obj: Object) -> list[Cause]:
-        return to_causes(validate_volume(obj, SOURCE_FIELDS))
+        return to_causes(validate_volume(obj))
+
+    def validate_update(self, new: Object, old: Object) -> list[Cause]:
+        return to_causes(validate_volume(new) + validate_volume_update(new, old))
 
     def table_columns(self) -> list[Column]:
         return list(COLUMNS)

@@ -6,10 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from apiserver.registry.age import age
+from apiserver.registry.resources.claimvalidation import (
+    validate_claim,
+    validate_claim_status_update,
+    validate_claim_update,
+)
 from apiserver.registry.resources.configmap import AGE_COLUMN
 from apiserver.registry.resources.persistentvolume import access_modes_string, class_name, quantity_string
 from apiserver.registry.resources.podvalidation import to_causes
-from apiserver.registry.resources.volumevalidation import validate_claim
 from apiserver.registry.strategy import NAME_COLUMN, Column, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import core_claim
@@ -61,6 +65,11 @@ class PersistentVolumeClaimStrategy(Strategy):
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_claim(obj))
+
+    def validate_update(self, new: Object, old: Object) -> list[Cause]:
+        """Main resource and ``/status`` alike (a status update keeps the old spec)."""
+        errs = validate_claim(new) + validate_claim_update(new, old) + validate_claim_status_update(new)
+        return to_causes(errs)
 
     def table_columns(self) -> list[Column]:
         return list(COLUMNS)
