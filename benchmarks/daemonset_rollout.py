@@ -251,7 +251,9 @@ async def _enough(client: RESTClient, count: int) -> bool:
     return len(await ready_nodes(client)) >= count
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Parses ``argv`` (default: the command line); ``main([])`` runs the defaults from another
+    benchmark (``benchmarks/workloads.py``) whatever its own command line says."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -260,7 +262,7 @@ def main() -> None:
     parser.add_argument("--no-update", action="store_true")
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--store", default="memory://")
-    asyncio.run(run(parser.parse_args()))
+    asyncio.run(run(parser.parse_args(argv)))
 
 
 if __name__ == "__main__":
