@@ -159,6 +159,16 @@ CONTROLLER_RULES: dict[str, list[Object]] = {
         rule(("get", "create", "update", "delete"), "", ("persistentvolumeclaims",)),
         events_rule(),
     ],
+    "daemon-set-controller": [
+        rule(("get", "list", "watch"), ("extensions", APPS), ("daemonsets",)),
+        rule("update", ("extensions", APPS), ("daemonsets/status",)),
+        rule("update", ("extensions", APPS), ("daemonsets/finalizers",)),
+        rule(("list", "watch"), "", ("nodes",)),
+        rule(("list", "watch", "create", "delete", "patch"), "", ("pods",)),
+        rule("create", "", ("pods/binding",)),
+        rule(("get", "list", "watch", "create", "delete", "update", "patch"), APPS, ("controllerrevisions",)),
+        events_rule(),
+    ],
 }
 
 

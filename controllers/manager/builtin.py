@@ -5,6 +5,7 @@ service account each acts as (``system:controller:<account>``), and default work
 from __future__ import annotations
 
 from controllers.cronjob.controller import CronJobController
+from controllers.daemon.controller import DaemonSetsController
 from controllers.deployment.controller import DeploymentController
 from controllers.disruption.controller import DisruptionController
 from controllers.endpoint.controller import EndpointsController
@@ -127,6 +128,10 @@ def _statefulset(c: ControllerContext) -> Controller:
     return StatefulSetController(c.client, c.factory, c.recorder, clock=c.clock)
 
 
+def _daemonset(c: ControllerContext) -> Controller:
+    return DaemonSetsController(c.client, c.factory, c.recorder, clock=c.clock)
+
+
 def builtin_registry() -> ControllerRegistry:
     return ControllerRegistry(
         [
@@ -218,5 +223,6 @@ def builtin_registry() -> ControllerRegistry:
             ControllerSpec(
                 "statefulset-controller", _statefulset, "statefulset-controller", 5, ("statefulset",)
             ),
+            ControllerSpec("daemonset-controller", _daemonset, "daemon-set-controller", 2, ("daemonset",)),
         ]
     )

@@ -48,6 +48,7 @@ ALL = [
     "persistentvolumeclaim-protection-controller",
     "persistentvolume-protection-controller",
     "statefulset-controller",
+    "daemonset-controller",
 ]
 
 

@@ -263,6 +263,24 @@ def test_daemonset_empty_selector() -> None:
     )
 
 
+def test_daemonset_template_generation_is_the_servers() -> None:
+    """Upstream's internal ``spec.templateGeneration`` (the apps/v1 annotation): 1 on create,
+    kept on an update that leaves the template alone, raised by a template change, and never
+    what the client sent."""
+    key = "deprecated.daemonset.template.generation"
+    old = created(DAEMONSET, workload(APP, {"app": "web"}))
+    assert old["metadata"]["annotations"] == {key: "1"}
+    same = copy.deepcopy(old)
+    same["spec"]["minReadySeconds"] = 5
+    same["metadata"]["annotations"][key] = "7"
+    prepared_for_update(DAEMONSET, same, old)
+    assert same["metadata"]["annotations"][key] == "1"
+    changed = copy.deepcopy(old)
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.26"
+    prepared_for_update(DAEMONSET, changed, old)
+    assert changed["metadata"]["annotations"][key] == "2"
+
+
 # StatefulSet
 
 STATEFULSET = StatefulSetStrategy()

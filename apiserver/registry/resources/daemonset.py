@@ -65,6 +65,25 @@ def default_daemonset(obj: Object) -> None:
     default_template(spec)
 
 
+#: upstream's internal ``spec.templateGeneration``, which apps/v1 carries as this annotation
+TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
+
+
+def _template_generation(obj: Object) -> int | None:
+    value = ((obj.get("metadata") or {}).get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _set_template_generation(obj: Object, generation: int) -> None:
+    meta = obj.setdefault("metadata", {})
+    annotations = meta.get("annotations") or {}
+    annotations[TEMPLATE_GENERATION_ANNOTATION] = str(generation)
+    meta["annotations"] = annotations
+
+
 class DaemonSetStrategy(Strategy):
     kinds = (apps_sets.DaemonSet,)
     status_field = "status"
@@ -72,6 +91,19 @@ class DaemonSetStrategy(Strategy):
 
     def default(self, obj: Object) -> None:
         default_daemonset(obj)
+
+    def prepare_for_create(self, obj: Object) -> None:
+        super().prepare_for_create(obj)
+        generation = _template_generation(obj)
+        _set_template_generation(obj, generation if generation is not None and generation >= 1 else 1)
+
+    def prepare_for_update(self, new: Object, old: Object) -> None:
+        """The template generation is the server's: kept, and raised with a template change."""
+        super().prepare_for_update(new, old)
+        generation = _template_generation(old) or 1
+        if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+            generation += 1
+        _set_template_generation(new, generation)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec") or {}

@@ -1,0 +1,1 @@
+"""The DaemonSet controller (upstream's pkg/controller/daemon): ``controller.DaemonSetsController``."""
