@@ -38,6 +38,10 @@ ALL = [
     "endpointslice-controller",
     "endpointslice-mirroring-controller",
     "replicationcontroller-controller",
+    "persistentvolume-binder-controller",
+    "local-path-provisioner",
+    "persistentvolumeclaim-protection-controller",
+    "persistentvolume-protection-controller",
 ]
 
 
