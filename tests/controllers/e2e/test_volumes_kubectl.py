@@ -19,6 +19,8 @@ from tests.cluster import kubectl_ok as ok
 
 pytestmark = pytest.mark.e2e
 BIND_WITHIN = 60.0
+HOSTNAME = "kubernetes.io/hostname"
+LOCAL_PATH = "minikube-py.io/local-path"
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +29,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     try:
         running.wait_ready()
         eventually(lambda: kubectl(running, "get", "serviceaccount", "default").returncode == 0, "default SA")
-        eventually(lambda: kubectl(running, "get", "storageclass", "standard").returncode == 0, "class standard")
+        has_class = ("get", "storageclass", "standard")
+        eventually(lambda: kubectl(running, *has_class).returncode == 0, "class standard")
         yield running
     finally:
         if running.process.poll() is None:
@@ -60,7 +63,7 @@ def pod(name: str, claim_name: str, command: str, node: str | None = None) -> di
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
                     "nodeSelectorTerms": [
-                        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}
+                        {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": [node]}]}
                     ]
                 }
             }
@@ -99,7 +102,7 @@ def test_a_claim_waits_for_its_first_consumer_then_its_data_outlives_the_pod(clu
     bound = get(cluster, "pvc", "data")
     node = eventually(lambda: get(cluster, "pod", "writer")["spec"].get("nodeName"), "the writer bound")
     assert bound["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == node
-    assert bound["metadata"]["annotations"]["volume.kubernetes.io/storage-provisioner"] == "minikube-py.io/local-path"
+    assert bound["metadata"]["annotations"]["volume.kubernetes.io/storage-provisioner"] == LOCAL_PATH
     volume = get(cluster, "pv", bound["spec"]["volumeName"])
     assert volume["status"]["phase"] == "Bound"
     assert volume["spec"]["persistentVolumeReclaimPolicy"] == "Delete"
@@ -117,13 +120,15 @@ def test_a_claim_waits_for_its_first_consumer_then_its_data_outlives_the_pod(clu
 
     # in use: the claim waits (pvc-protection) until its pod is gone
     ok(cluster, "delete", "pvc", "data", "--wait=false")
-    eventually(lambda: get(cluster, "pvc", "data")["metadata"].get("deletionTimestamp"), "the claim terminating")
+    terminating = lambda: get(cluster, "pvc", "data")["metadata"].get("deletionTimestamp")  # noqa: E731
+    eventually(terminating, "the claim terminating")
     assert "kubernetes.io/pvc-protection" in get(cluster, "pvc", "data")["metadata"]["finalizers"]
     assert phase(cluster, "pvc", "data") == "Bound"
     ok(cluster, "delete", "pod", "reader", "--wait=true")
     eventually(lambda: gone(cluster, "pvc", "data"), "the claim to go once unused")
     # Delete: the volume and its directory go with the claim
-    eventually(lambda: gone(cluster, "pv", volume["metadata"]["name"]), "the volume to be deleted", timeout=BIND_WITHIN)
+    volume_name = volume["metadata"]["name"]
+    eventually(lambda: gone(cluster, "pv", volume_name), "the volume to be deleted", timeout=BIND_WITHIN)
     assert not os.path.exists(directory)
 
 
@@ -158,5 +163,6 @@ def test_a_claim_of_a_class_that_does_not_exist_stays_pending(cluster: Cluster) 
     failed = ("ProvisioningFailed", 'storageclass.storage.k8s.io "x" not found')
     eventually(lambda: failed in events(cluster, "PersistentVolumeClaim", "nowhere"), "ProvisioningFailed")
     assert phase(cluster, "pvc", "nowhere") == "Pending"
-    for line in ok(cluster, "get", "events", "--field-selector", "reason=ProvisioningFailed").splitlines()[1:]:
+    listed = ok(cluster, "get", "events", "--field-selector", "reason=ProvisioningFailed")
+    for line in listed.splitlines()[1:]:
         assert "Warning" in line
