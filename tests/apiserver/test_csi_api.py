@@ -117,3 +117,21 @@ async def test_a_volume_attachment_needs_one_source_an_attacher_and_a_node(api: 
         "alphanumeric character (e.g. 'example.com', "
         "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"
     )
+
+
+async def test_a_csi_driver_token_request_lasts_ten_minutes_and_names_its_audience_once(
+    api: httpx.AsyncClient,
+) -> None:
+    tokens = [{"audience": "a", "expirationSeconds": 60}, {"audience": "a"}]
+    answer = await api.post(
+        f"{STORAGE}/csidrivers", json=obj("CSIDriver", "d3", spec={"tokenRequests": tokens})
+    )
+    assert answer.json()["message"] == (
+        'CSIDriver.storage.k8s.io "d3" is invalid: [spec.tokenRequests[0].expirationSeconds: Invalid value: '
+        "60: may not specify a duration less than 10 minutes, spec.tokenRequests[1].audience: Duplicate "
+        'value: "a"]'
+    )
+    good = obj("CSIDriver", "d4", spec={"tokenRequests": [{"audience": "vault"}, {"audience": "gcp"}]})
+    assert (await api.post(f"{STORAGE}/csidrivers", json=good)).status_code == 201
+    table = (await api.get(f"{STORAGE}/csidrivers/d4", headers=TABLE)).json()
+    assert table["rows"][0]["cells"][4] == "vault,gcp"

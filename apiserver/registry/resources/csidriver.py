@@ -56,6 +56,9 @@ def _validate_token_requests(requests: Any) -> list[FieldError]:
     errs: list[FieldError] = []
     audiences: set[str] = set()
     for i, request in enumerate(requests if isinstance(requests, list) else []):
+        if not isinstance(request, dict):
+            errs.append(invalid(f"spec.tokenRequests[{i}]", request, "must be an object"))
+            continue
         at = f"spec.tokenRequests[{i}]"
         audience = str(request.get("audience", ""))
         if audience in audiences:
@@ -121,7 +124,8 @@ class CSIDriverStrategy(Strategy):
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec = obj["metadata"], obj.get("spec") or {}
         tokens = spec.get("tokenRequests")
-        token_cell = ",".join(str(t.get("audience", "")) for t in tokens) if tokens is not None else "<unset>"
+        audiences = [str(t.get("audience", "")) for t in tokens or [] if isinstance(t, dict)]
+        token_cell = ",".join(audiences) if tokens is not None else "<unset>"
         return [
             meta["name"],
             spec.get("attachRequired", True),

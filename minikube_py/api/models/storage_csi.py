@@ -4,23 +4,12 @@ Served as API only: no CSI driver or attach/detach controller runs here."""
 
 from __future__ import annotations
 
-from minikube_py.api.models.base import Int32, Int64, K8sModel, RawObject, StrMap, Time
+from minikube_py.api.models.base import Int32, K8sModel, RawObject, StrMap, Time
 from minikube_py.api.models.meta import ObjectMeta, TypeMeta
 from minikube_py.api.models.tags import tag
 from minikube_py.api.scheme import STATUS, Served
 
 OPENAPI_PACKAGE = "io.k8s.api.storage.v1"
-
-
-class TokenRequest(K8sModel):
-    """A service account token the driver asks for when a volume is mounted."""
-
-    required_fields = ("audience",)
-
-    audience: str | None = None
-    """The intended audience of the token."""
-    expiration_seconds: Int64 | None = None
-    """The token's duration (at least 10 minutes)."""
 
 
 class CSIDriverSpec(K8sModel):
@@ -36,8 +25,10 @@ class CSIDriverSpec(K8sModel):
     """Whether the scheduler considers the driver's CSIStorageCapacity objects; defaults to false."""
     fs_group_policy: str | None = None
     """``ReadWriteOnceWithFSType`` (the default), ``File`` or ``None``."""
-    token_requests: list[TokenRequest] | None = None
-    """Tokens passed to the driver's NodePublishVolume."""
+    token_requests: list[RawObject] | None = None
+    """Tokens passed to the driver's NodePublishVolume, each ``{audience, expirationSeconds}``
+    (free-form here: the protobuf message registry already has an ``authentication.k8s.io``
+    ``TokenRequest``, and message names are the models' class names)."""
     requires_republish: bool | None = None
     """Whether NodePublishVolume is called periodically; defaults to false."""
     se_linux_mount: bool | None = None
