@@ -7,6 +7,7 @@ does; a volume of another kind cannot be mounted by this agent."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,6 +49,10 @@ def volume_source_path(volume: Mapping[str, Any], where: str) -> str:
     spec = volume.get("spec") or {}
     if spec.get("hostPath"):
         path = str(spec["hostPath"].get("path") or "")
+        if spec["hostPath"].get("type") == "DirectoryOrCreate" and not os.path.lexists(path):
+            # as rancher's local-path helper (mkdir -m 0777): any container user may write
+            os.makedirs(path, exist_ok=True)
+            os.chmod(path, 0o777)
         check_host_path_type(path, spec["hostPath"].get("type"))
         return path
     if spec.get("local"):

@@ -150,12 +150,12 @@ class VolumeBinding(
         if not isinstance(volumes, PodVolumes) or not (volumes.static_bindings or volumes.dynamic_provisions):
             return SUCCESS
         try:
-            await bind_pod_volumes(self.handle.client, volumes, node_name)
+            written = await bind_pod_volumes(self.handle.client, volumes, node_name)
         except ApiError as err:
             return Status.as_error(err)
-        return await self._wait_bound(volumes, node_name)
+        return await self._wait_bound(volumes, node_name, written)
 
-    async def _wait_bound(self, volumes: PodVolumes, node_name: str) -> Status:
+    async def _wait_bound(self, volumes: PodVolumes, node_name: str, written: dict[str, int]) -> Status:
         """Upstream's ``checkBindings`` loop: done when every claim has its volume."""
         clock: Clock = self.handle.clock
         deadline = clock.monotonic() + self.bind_timeout
@@ -170,8 +170,15 @@ class VolumeBinding(
                     return Status.as_error(
                         RuntimeError(f'persistentvolumeclaim "{claim["metadata"]["name"]}" not found')
                     )
-                annotations = (current.get("metadata") or {}).get("annotations") or {}
-                if claim in volumes.dynamic_provisions and annotations.get(ANN_SELECTED_NODE) != node_name:
+                meta = current.get("metadata") or {}
+                annotations = meta.get("annotations") or {}
+                # the informer may not have our own write yet: only a newer claim can reset it
+                newer = _revision(meta) >= written.get(str(meta.get("name")), 0)
+                if (
+                    claim in volumes.dynamic_provisions
+                    and newer
+                    and annotations.get(ANN_SELECTED_NODE) != node_name
+                ):
                     name = claim["metadata"]["name"]
                     return Status.as_error(RuntimeError(f"claim {name} selectedNode annotation reset"))
             if clock.monotonic() >= deadline:
@@ -197,9 +204,18 @@ class VolumeBinding(
         ]
 
 
-async def bind_pod_volumes(client: Client, volumes: PodVolumes, node_name: str) -> None:
+def _revision(meta: dict[str, Any]) -> int:
+    try:
+        return int(meta.get("resourceVersion") or 0)
+    except ValueError:
+        return 0
+
+
+async def bind_pod_volumes(client: Client, volumes: PodVolumes, node_name: str) -> dict[str, int]:
     """Upstream's ``BindPodVolumes`` writes: pre-bind each chosen volume to its claim, and
-    hand each claim to provision to its provisioner for ``node_name``."""
+    hand each claim to provision to its provisioner for ``node_name``. Returns the
+    resourceVersion of each claim written, by name."""
+    written: dict[str, int] = {}
     for volume, claim in volumes.static_bindings:
         meta = claim["metadata"]
         ref = {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": meta["namespace"]}
@@ -216,6 +232,7 @@ async def bind_pod_volumes(client: Client, volumes: PodVolumes, node_name: str) 
         if annotations.get(ANN_SELECTED_NODE) == node_name:
             continue
         patch = {"metadata": {"annotations": {**copy.deepcopy(annotations), ANN_SELECTED_NODE: node_name}}}
-        await client.resource(PERSISTENTVOLUMECLAIMS, claim["metadata"]["namespace"]).patch(
-            claim["metadata"]["name"], patch
-        )
+        claims = client.resource(PERSISTENTVOLUMECLAIMS, claim["metadata"]["namespace"])
+        patched = await claims.patch(claim["metadata"]["name"], patch)
+        written[claim["metadata"]["name"]] = _revision(patched.get("metadata") or {})
+    return written
