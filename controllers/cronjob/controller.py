@@ -18,11 +18,12 @@ from typing import Any
 from controllers.cronjob.jobs import KIND
 from controllers.cronjob.reconcile import SyncContext, SyncState, cleanup_finished_jobs, sync_cron_job
 from controllers.cronjob.times import next_schedule_delay, parse_schedule, utc
+from controllers.podcontrol.controllerref import resolve_controller_ref
 from controllers.podcontrol.ownerrefs import get_controller_of
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
+from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import CRONJOBS, JOBS
 from minikube_py.clock import Clock, RealClock
@@ -72,7 +73,7 @@ class CronJobController:
         self.queue.add(meta_namespace_key(cronjob))
 
     def _delete_cronjob(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        self._enqueue(obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj)
+        self._enqueue(final_state(obj))
 
     def _update_cronjob(self, old: Object, cur: Object) -> None:
         """A new schedule or zone: sync at its next activation (sooner than a requeue already
@@ -96,12 +97,7 @@ class CronJobController:
             self.queue.add_after(meta_namespace_key(cur), delay)
 
     def _resolve_controller_ref(self, namespace: str, ref: Any) -> Object | None:
-        if ref.get("kind") != KIND:
-            return None
-        cronjob = self.cronjobs.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
-        if cronjob is None or cronjob["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return cronjob
+        return resolve_controller_ref(self.cronjobs.indexer, KIND, namespace, ref)
 
     def _enqueue_owner(self, job: Object, ref: Any) -> None:
         if ref is None:
@@ -122,7 +118,7 @@ class CronJobController:
         self._enqueue_owner(cur, cur_ref)
 
     def _delete_job(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        job = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        job = final_state(obj)
         self._enqueue_owner(job, get_controller_of(job))
 
     # -- sync ----------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from controllers.daemon.status import calculate_counts, store_status
 from controllers.daemon.util import REVISION_HASH_LABEL, ROLLING_UPDATE, strategy_type
 from controllers.history import History
 from controllers.podcontrol.control import PodControl
+from controllers.podcontrol.controllerref import objects_selecting, resolve_controller_ref
 from controllers.podcontrol.expectations import ControllerExpectations
 from controllers.podcontrol.ownerrefs import (
     add_controller_uid_index,
@@ -128,22 +129,11 @@ class DaemonSetsController:
         self._enqueue(final_state(obj))
 
     def _resolve(self, namespace: str, ref: Any) -> Object | None:
-        if ref is None or ref.get("kind") != KIND:
-            return None
-        ds = self.ds_informer.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
-        if ds is None or ds["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return ds
+        return resolve_controller_ref(self.ds_informer.indexer, KIND, namespace, ref)
 
     def _selecting(self, obj: Object) -> list[Object]:
         """The namespace's DaemonSets whose (non-empty) selector matches ``obj``'s labels."""
-        labels = obj["metadata"].get("labels") or {}
-        found = []
-        for ds in self.ds_informer.indexer.by_index(NAMESPACE_INDEX, obj["metadata"].get("namespace", "")):
-            selector = label_selector_as_selector(ds["spec"].get("selector"))
-            if not selector.empty and selector.matches(labels):
-                found.append(ds)
-        return found
+        return objects_selecting(self.ds_informer.indexer, obj)
 
     def _add_pod(self, pod: Object) -> None:
         if pod["metadata"].get("deletionTimestamp"):

@@ -23,6 +23,7 @@ from controllers.deployment.rolling import rollout_rolling
 from controllers.deployment.sync import is_scaling_event, sync, sync_status_only
 from controllers.deployment.util import deployments as du
 from controllers.deployment.writes import update_deployment_status
+from controllers.podcontrol.controllerref import objects_selecting, resolve_controller_ref
 from controllers.podcontrol.ownerrefs import (
     CONTROLLER_UID_INDEX,
     add_controller_uid_index,
@@ -35,7 +36,7 @@ from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
+from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import DEPLOYMENTS, PODS, REPLICASETS
 from minikube_py.clock import Clock, RealClock
@@ -45,10 +46,6 @@ from minikube_py.workqueue import RateLimitingQueue
 
 API_VERSION = "apps/v1"
 KIND = "Deployment"
-
-
-def _unwrap(obj: Object | DeletedFinalStateUnknown) -> Object:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 log = logging.getLogger("deployment")
@@ -79,7 +76,7 @@ class DeploymentController:
             EventHandlerFuncs(
                 add=self._enqueue,
                 update=lambda old, cur: self._enqueue(cur),
-                delete=lambda obj: self._enqueue(_unwrap(obj)),
+                delete=lambda obj: self._enqueue(final_state(obj)),
             )
         )
         self.rs_informer.add_event_handler(
@@ -98,19 +95,10 @@ class DeploymentController:
         self.queue.add(meta_namespace_key(d))
 
     def _resolve(self, namespace: str, ref: Any) -> Object | None:
-        if ref.get("kind") != KIND:
-            return None
-        d = self.d_informer.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
-        return d if d is not None and d["metadata"].get("uid") == ref.get("uid") else None
+        return resolve_controller_ref(self.d_informer.indexer, KIND, namespace, ref)
 
     def _deployments_selecting(self, rs: Object) -> list[Object]:
-        labels = rs["metadata"].get("labels") or {}
-        found = []
-        for d in self.d_informer.indexer.by_index(NAMESPACE_INDEX, rs["metadata"].get("namespace", "")):
-            selector = label_selector_as_selector(d["spec"].get("selector"))
-            if not selector.empty and selector.matches(labels):
-                found.append(d)
-        return found
+        return objects_selecting(self.d_informer.indexer, rs)
 
     def _add_rs(self, rs: Object) -> None:
         if rs["metadata"].get("deletionTimestamp"):
@@ -141,14 +129,14 @@ class DeploymentController:
                 self._enqueue(d)
 
     def _delete_rs(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        rs = _unwrap(obj)
+        rs = final_state(obj)
         ref = get_controller_of(rs)
         if ref is not None and (d := self._resolve(rs["metadata"].get("namespace", ""), ref)) is not None:
             self._enqueue(d)
 
     def _delete_pod(self, obj: Object | DeletedFinalStateUnknown) -> None:
         """A Recreate rollout waits for old pods to go: sync once the last one is gone."""
-        pod = _unwrap(obj)
+        pod = final_state(obj)
         namespace = pod["metadata"].get("namespace", "")
         ref = get_controller_of(pod)
         if ref is None or ref.get("kind") != "ReplicaSet":

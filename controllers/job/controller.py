@@ -24,6 +24,7 @@ from controllers.job.jobpods import (
 )
 from controllers.job.sync import sync_job
 from controllers.podcontrol.control import PodControl
+from controllers.podcontrol.controllerref import objects_selecting, resolve_controller_ref
 from controllers.podcontrol.expectations import ControllerExpectations
 from controllers.podcontrol.ownerrefs import (
     add_controller_uid_index,
@@ -37,7 +38,7 @@ from minikube_py.api.labels import label_selector_as_selector
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
+from minikube_py.cache.store import DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import STRATEGIC_MERGE_PATCH, Client
 from minikube_py.client.resourcetypes import JOBS, PODS
 from minikube_py.clock import Clock, RealClock
@@ -118,7 +119,7 @@ class JobController:
             self.queue.add_after(key, float(deadline))
 
     def _delete_job(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        job = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        job = final_state(obj)
         key = meta_namespace_key(job)
         self.expectations.delete_expectations(key)
         self.finalizers.delete(key)
@@ -129,22 +130,10 @@ class JobController:
                 self.queue.add(ORPHAN_PREFIX + meta_namespace_key(pod))
 
     def _resolve(self, namespace: str, ref: Any) -> Object | None:
-        if ref is None or ref.get("kind") != KIND:
-            return None
-        job = self.job_informer.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
-        if job is None or job["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return job
+        return resolve_controller_ref(self.job_informer.indexer, KIND, namespace, ref)
 
     def _pod_jobs(self, pod: Object) -> list[Object]:
-        labels = pod["metadata"].get("labels") or {}
-        candidates = self.job_informer.indexer.by_index(NAMESPACE_INDEX, pod["metadata"].get("namespace", ""))
-        return [
-            j
-            for j in candidates
-            if not (sel := label_selector_as_selector(j["spec"].get("selector"))).empty
-            and sel.matches(labels)
-        ]
+        return objects_selecting(self.job_informer.indexer, pod)
 
     def _orphan(self, pod: Object) -> None:
         if has_tracking_finalizer(pod):
@@ -201,7 +190,7 @@ class JobController:
                 self._enqueue_batched(job)
 
     def _delete_pod(self, obj: Object | DeletedFinalStateUnknown, final: bool = True) -> None:
-        pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        pod = final_state(obj)
         ref = get_controller_of(pod)
         job = self._resolve(pod["metadata"].get("namespace", ""), ref)
         if job is None:

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from controllers.podcontrol.control import PodControl
+from controllers.podcontrol.controllerref import objects_selecting, resolve_controller_ref
 from controllers.podcontrol.expectations import UIDTrackingExpectations
 from controllers.podcontrol.ownerrefs import (
     add_controller_uid_index,
@@ -34,8 +35,8 @@ from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
 from minikube_py.cache.store import (
-    NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
+    final_state,
     meta_namespace_key,
     split_meta_namespace_key,
 )
@@ -119,28 +120,17 @@ class ReplicaSetController:
         self._enqueue(cur)
 
     def _delete_rs(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        rs = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        rs = final_state(obj)
         key = meta_namespace_key(rs)
         self.expectations.delete_expectations(key)
         self.queue.add(key)
 
     def _resolve_controller_ref(self, namespace: str, ref: Any) -> Object | None:
-        if ref.get("kind") != self.kind.kind:
-            return None
-        rs = self.rs_informer.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
-        if rs is None or rs["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return rs
+        return resolve_controller_ref(self.rs_informer.indexer, self.kind.kind, namespace, ref)
 
     def _pod_replica_sets(self, pod: Object) -> list[Object]:
         """Objects in the pod's namespace whose selector matches its labels (for orphans)."""
-        labels = pod["metadata"].get("labels") or {}
-        candidates = self.rs_informer.indexer.by_index(NAMESPACE_INDEX, pod["metadata"].get("namespace", ""))
-        return [
-            rs
-            for rs in candidates
-            if (sel := self.selector(rs)) is not None and not sel.empty and sel.matches(labels)
-        ]
+        return objects_selecting(self.rs_informer.indexer, pod, self.selector)
 
     def _add_pod(self, pod: Object) -> None:
         if pod["metadata"].get("deletionTimestamp"):
@@ -186,7 +176,7 @@ class ReplicaSetController:
                 self._enqueue(rs)
 
     def _delete_pod(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        pod = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        pod = final_state(obj)
         ref = get_controller_of(pod)
         if ref is None:
             return

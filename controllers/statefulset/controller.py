@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from controllers.history import History
+from controllers.podcontrol.controllerref import objects_selecting, resolve_controller_ref
 from controllers.podcontrol.ownerrefs import add_controller_uid_index, get_controller_of, objects_for_owner
 from controllers.podcontrol.pods import is_pod_ready
 from controllers.podcontrol.refmanager import ControllerRefManager, recheck_owner
@@ -31,7 +32,7 @@ from minikube_py.api.replicas import invalid_replicas_message, spec_replicas
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
+from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import (
     CONTROLLERREVISIONS,
@@ -46,10 +47,6 @@ from minikube_py.events import Recorder
 from minikube_py.workqueue import RateLimitingQueue
 
 log = logging.getLogger("statefulset")
-
-
-def _unwrap(obj: Object | DeletedFinalStateUnknown) -> Object:
-    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
 class StatefulSetController:
@@ -77,14 +74,14 @@ class StatefulSetController:
             EventHandlerFuncs(
                 add=self._enqueue,
                 update=lambda old, cur: self._enqueue(cur),
-                delete=lambda obj: self._deleted_set(_unwrap(obj)),
+                delete=lambda obj: self._deleted_set(final_state(obj)),
             )
         )
         self.pod_informer.add_event_handler(
             EventHandlerFuncs(add=self._add_pod, update=self._update_pod, delete=self._delete_pod)
         )
         self.claim_informer.add_event_handler(
-            EventHandlerFuncs(delete=lambda obj: self._enqueue_selecting(_unwrap(obj)))
+            EventHandlerFuncs(delete=lambda obj: self._enqueue_selecting(final_state(obj)))
         )
         self.service_informer.add_event_handler(
             EventHandlerFuncs(add=self._service_changed, update=lambda old, cur: self._service_changed(cur))
@@ -114,19 +111,10 @@ class StatefulSetController:
         self._enqueue(sts)
 
     def _resolve(self, namespace: str, ref: Any) -> Object | None:
-        if ref is None or ref.get("kind") != ident.KIND:
-            return None
-        sts = self.set_informer.indexer.get_by_key(f"{namespace}/{ref.get('name')}")
-        return sts if sts is not None and sts["metadata"].get("uid") == ref.get("uid") else None
+        return resolve_controller_ref(self.set_informer.indexer, ident.KIND, namespace, ref)
 
     def _sets_selecting(self, obj: Object) -> list[Object]:
-        labels = obj["metadata"].get("labels") or {}
-        found = []
-        for sts in self.set_informer.indexer.by_index(NAMESPACE_INDEX, obj["metadata"].get("namespace", "")):
-            selector = label_selector_as_selector(sts["spec"].get("selector"))
-            if not selector.empty and selector.matches(labels):
-                found.append(sts)
-        return found
+        return objects_selecting(self.set_informer.indexer, obj)
 
     def _enqueue_selecting(self, obj: Object) -> None:
         for sts in self._sets_selecting(obj):
@@ -163,7 +151,7 @@ class StatefulSetController:
             self._enqueue_selecting(cur)
 
     def _delete_pod(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        pod = _unwrap(obj)
+        pod = final_state(obj)
         sts = self._resolve(pod["metadata"].get("namespace", ""), get_controller_of(pod))
         if sts is not None:
             self._enqueue(sts)
