@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import os
 import sys
 import tempfile
 import time
@@ -35,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchutil import cpu_seconds, is_node_ready, is_pod_ready
 
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
@@ -81,17 +82,6 @@ def pinned_pod(name: str, node: str) -> dict[str, Any]:
     }
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def ready(pod: dict[str, Any]) -> bool:
-    conditions = (pod.get("status") or {}).get("conditions") or []
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
-
-
 async def until(check: Callable[[], Any], timeout: float, what: str) -> float:
     """Poll the async ``check`` every 0.1 s; the time it first held."""
     deadline = time.monotonic() + timeout
@@ -104,7 +94,7 @@ async def until(check: Callable[[], Any], timeout: float, what: str) -> float:
 
 async def ready_nodes(client: RESTClient) -> list[str]:
     nodes = (await client.resource(NODES).list())["items"]
-    return [n["metadata"]["name"] for n in nodes if ready(n)]
+    return [n["metadata"]["name"] for n in nodes if is_node_ready(n)]
 
 
 async def baseline(client: RESTClient, nodes: list[str]) -> None:
@@ -126,7 +116,7 @@ async def baseline(client: RESTClient, nodes: list[str]) -> None:
 
     async def all_ready() -> bool:
         items = (await pods.list())["items"]
-        return sum(ready(p) for p in items) >= len(nodes)
+        return sum(is_pod_ready(p) for p in items) >= len(nodes)
 
     start_at = time.monotonic()
     await asyncio.gather(*(create(i, n) for i, n in enumerate(nodes)))

@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import os
 import sys
 import tempfile
 import time
@@ -33,17 +32,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchutil import cpu_seconds, wait_for_nodes
+
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
 from minikube_py.client.interfaces import ResourceClient
-from minikube_py.client.resourcetypes import JOBS, NODES, PODS, SERVICEACCOUNTS
+from minikube_py.client.resourcetypes import JOBS, PODS
 from minikube_py.network import DEFAULT_CLUSTER_CIDR
 from minikube_py.testing.cluster import Cluster, free_port, start, start_up
 from minikube_py.testing.slots import NODES_PER_SLOT
 
 NAMESPACE = "default"
 IN_FLIGHT = 100
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def pod_spec() -> dict[str, Any]:
@@ -67,12 +67,6 @@ def job(name: str) -> dict[str, Any]:
 
 def bare_pod(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": pod_spec()}
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of the process ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 async def watch_until(
@@ -193,23 +187,6 @@ async def run(args: argparse.Namespace, figures: dict[str, float]) -> None:
                 if process is not None:
                     with contextlib.suppress(Exception):
                         process.stop()
-
-
-async def wait_for_nodes(client: RESTClient, count: int) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        nodes = (await client.resource(NODES).list())["items"]
-        ready = [n for n in nodes if _ready(n)]
-        accounts = (await client.resource(SERVICEACCOUNTS, NAMESPACE).list())["items"]
-        if len(ready) >= count and accounts:
-            return
-        await asyncio.sleep(0.5)
-    raise SystemExit(f"fewer than {count} nodes Ready after 120 s")
-
-
-def _ready(node: dict[str, Any]) -> bool:
-    conditions = (node.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, float]:

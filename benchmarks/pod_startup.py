@@ -31,9 +31,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchutil import wait_for_nodes
+
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
-from minikube_py.client.resourcetypes import NODES, PODS, SERVICEACCOUNTS
+from minikube_py.client.resourcetypes import PODS
 from minikube_py.network import DEFAULT_CLUSTER_CIDR
 from minikube_py.testing.cluster import free_port, start_up
 from minikube_py.testing.slots import NODES_PER_SLOT
@@ -152,28 +154,6 @@ async def run(args: argparse.Namespace) -> None:
         finally:
             with contextlib.suppress(Exception):
                 cluster.stop()
-
-
-async def wait_for_nodes(client: RESTClient, count: int) -> None:
-    """Until ``count`` nodes are Ready and the default service account exists."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        nodes = (await client.resource(NODES).list())["items"]
-        ready = [
-            n
-            for n in nodes
-            if any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"].get("conditions", []))
-        ]
-        accounts = (await client.resource(SERVICEACCOUNTS, NAMESPACE).list())["items"]
-        if len(ready) >= count and accounts:
-            return
-        await asyncio.sleep(0.5)
-    raise SystemExit(f"fewer than {count} nodes Ready after 120 s")
-
-
-def _ready(node: dict[str, Any]) -> bool:
-    conditions = (node.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
 
 
 def main() -> None:

@@ -38,9 +38,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchutil import cpu_seconds, is_pod_ready, wait_for_nodes
+
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
-from minikube_py.client.resourcetypes import NODES, PODS, SERVICEACCOUNTS, SERVICES, STATEFULSETS
+from minikube_py.client.resourcetypes import PODS, SERVICES, STATEFULSETS
 from minikube_py.testing.cluster import CLI, Cluster, free_port, start_up
 
 NAMESPACE = "default"
@@ -72,17 +74,6 @@ def stateful_set(name: str, replicas: int, policy: str) -> dict[str, Any]:
     }
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far (Linux /proc; 100 ticks a second)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100.0
-
-
-def _ready(pod: dict[str, Any]) -> bool:
-    conditions = (pod.get("status") or {}).get("conditions") or []
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
-
-
 @dataclass
 class Watcher:
     """When each pod of one set was first seen, and first seen Ready (monotonic seconds)."""
@@ -103,7 +94,7 @@ class Watcher:
                     continue
                 now = time.monotonic()
                 self.created.setdefault(name, now)
-                if _ready(obj):
+                if is_pod_ready(obj):
                     self.ready.setdefault(name, now)
 
     def gaps(self, replicas: int) -> tuple[float, float]:
@@ -146,23 +137,6 @@ async def measure(client: RESTClient, pid: int, name: str, replicas: int, policy
     if len(watcher.ready) < replicas:
         raise SystemExit(f"{name}: only {len(watcher.ready)} of {replicas} pods Ready after 600 s")
     return Result(seconds, cpu, watcher.in_order(replicas), *watcher.gaps(replicas))
-
-
-async def wait_for_nodes(client: RESTClient, count: int) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        nodes = (await client.resource(NODES).list())["items"]
-        ready = [n for n in nodes if _ready_node(n)]
-        accounts = (await client.resource(SERVICEACCOUNTS, NAMESPACE).list())["items"]
-        if len(ready) >= count and accounts:
-            return
-        await asyncio.sleep(0.5)
-    raise SystemExit(f"fewer than {count} nodes Ready after 120 s")
-
-
-def _ready_node(node: dict[str, Any]) -> bool:
-    conditions = (node.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
 
 
 @contextlib.asynccontextmanager

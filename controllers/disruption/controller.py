@@ -29,7 +29,7 @@ from minikube_py.api.labels import SelectorError, label_selector_as_selector
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
+from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import (
     DEPLOYMENTS,
@@ -121,7 +121,7 @@ class DisruptionController:
         self.queue.add(meta_namespace_key(pdb))
 
     def _delete_pdb(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        self._enqueue(obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj)
+        self._enqueue(final_state(obj))
 
     def _pod_changed(self, pod: Object) -> None:
         pdb = self.pdb_for_pod(pod)
@@ -130,7 +130,7 @@ class DisruptionController:
         self.stale.observe(pod)
 
     def _delete_pod(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        pdb = self.pdb_for_pod(obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj)
+        pdb = self.pdb_for_pod(final_state(obj))
         if pdb is not None:
             self._enqueue(pdb)
 

@@ -29,7 +29,7 @@ from minikube_py.api.timestamps import format_rfc3339
 from minikube_py.api.unstructured import Object
 from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.cache.informer import EventHandlerFuncs
-from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, meta_namespace_key
+from minikube_py.cache.store import NAMESPACE_INDEX, DeletedFinalStateUnknown, final_state, meta_namespace_key
 from minikube_py.client.interfaces import Client
 from minikube_py.client.resourcetypes import HORIZONTALPODAUTOSCALERS, PODS, resource_type_for_kind
 from minikube_py.clock import Clock, RealClock
@@ -95,7 +95,7 @@ class HorizontalController:
         self.queue.add_after(meta_namespace_key(cur), self.sync_period)
 
     def _delete(self, obj: Object | DeletedFinalStateUnknown) -> None:
-        hpa = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        hpa = final_state(obj)
         self.histories.pop(meta_namespace_key(hpa), None)
 
     async def sync(self, key: str) -> None:
