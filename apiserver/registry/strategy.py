@@ -12,7 +12,7 @@ kinds' models); the catalog finds every such class by importing each module of `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Self
 
 from apiserver.registry.conversion import StorageConversion
@@ -45,6 +45,8 @@ class Strategy:
     indexed_fields: ClassVar[tuple[str, ...]] = ()
     #: False: the kind is served by its own endpoints (metrics) and gets no store at all
     stored: ClassVar[bool] = True
+    #: the columns of the kind's ``Table`` rows (``kubectl get``), as ``table_cells`` fills them
+    columns: ClassVar[Sequence[Column]] = (NAME_COLUMN, CREATED_AT_COLUMN)
 
     #: the part of the object that the ``/status`` subresource owns (None: no status split)
     status_field: str | None = None
@@ -116,7 +118,7 @@ class Strategy:
         return 0
 
     def table_columns(self) -> list[Column]:
-        return [NAME_COLUMN, CREATED_AT_COLUMN]
+        return list(self.columns)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj.get("metadata", {})

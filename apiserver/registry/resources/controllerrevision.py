@@ -45,6 +45,7 @@ def controller_name(obj: Object) -> str:
 
 class ControllerRevisionStrategy(Strategy):
     kinds = (apps_revision.ControllerRevision,)
+    columns = COLUMNS
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_controller_revision(obj))
@@ -54,9 +55,6 @@ class ControllerRevisionStrategy(Strategy):
         if new.get("data") != old.get("data"):
             errs.append(invalid("data", new.get("data"), IMMUTABLE))
         return to_causes(errs)
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

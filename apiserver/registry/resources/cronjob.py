@@ -165,6 +165,7 @@ class CronJobStrategy(Strategy):
     kinds = (batch.CronJob,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_cronjob(obj)
@@ -179,9 +180,6 @@ class CronJobStrategy(Strategy):
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         # no name length check: older, longer names stay updatable (as upstream)
         return to_causes(validate_cronjob_spec(new.get("spec") or {}, old.get("spec") or {}))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

@@ -108,6 +108,7 @@ def validate_csi_driver_update(new: Object, old: Object) -> list[FieldError]:
 class CSIDriverStrategy(Strategy):
     kinds = (storage_csi.CSIDriver,)
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_csi_driver(obj)
@@ -117,9 +118,6 @@ class CSIDriverStrategy(Strategy):
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return to_causes(validate_csi_driver(new) + validate_csi_driver_update(new, old))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec = obj["metadata"], obj.get("spec") or {}

@@ -64,6 +64,7 @@ def validate_csi_node_update(new: Object, old: Object) -> list[FieldError]:
 class CSINodeStrategy(Strategy):
     kinds = (storage_csi.CSINode,)
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         obj.setdefault("spec", {}).setdefault("drivers", [])
@@ -73,9 +74,6 @@ class CSINodeStrategy(Strategy):
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return to_causes(validate_csi_node(new) + validate_csi_node_update(new, old))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

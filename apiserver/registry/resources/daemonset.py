@@ -88,6 +88,7 @@ class DaemonSetStrategy(Strategy):
     kinds = (apps_sets.DaemonSet,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_daemonset(obj)
@@ -113,9 +114,6 @@ class DaemonSetStrategy(Strategy):
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return self.validate(new) + to_causes(validate_selector_unchanged(new, old))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

@@ -123,6 +123,7 @@ class DeploymentStrategy(Strategy):
     kinds = (apps_deployment.Deployment,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_deployment(obj)
@@ -132,9 +133,6 @@ class DeploymentStrategy(Strategy):
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return to_causes(validate_deployment(new) + validate_selector_unchanged(new, old))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

@@ -58,15 +58,13 @@ def format_endpoints(endpoints: Object) -> str:
 
 class EndpointsStrategy(Strategy):
     kinds = (core_service.Endpoints,)
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         _default_ports(obj)
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_subsets(obj.get("subsets") or []))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

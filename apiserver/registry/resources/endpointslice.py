@@ -68,6 +68,7 @@ def format_endpoints(endpoints: list[Any]) -> str:
 
 class EndpointSliceStrategy(Strategy):
     kinds = (discovery.EndpointSlice,)
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         for port in obj.get("ports") or []:
@@ -90,9 +91,6 @@ class EndpointSliceStrategy(Strategy):
         if new.get("addressType") != old.get("addressType"):
             errs.append(invalid("addressType", new.get("addressType"), "field is immutable"))
         return to_causes(errs)
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

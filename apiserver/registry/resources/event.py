@@ -55,6 +55,7 @@ def target(event: Object) -> str:
 class EventStrategy(Strategy):
     kinds: ClassVar[ServedModels] = (core_objects.Event,)
     gc_policy = UNSUPPORTED  # events are never held by GC finalizers
+    columns = COLUMNS
 
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         """``involvedObject.*``, ``reason``, ``reportingComponent``, ``source`` (the component, else
@@ -69,9 +70,6 @@ class EventStrategy(Strategy):
             type=obj.get("type") or "",
         )
         return {**fields, **super().selectable_fields(obj)}
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         last, first, count = seen(obj, now)

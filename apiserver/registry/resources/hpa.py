@@ -25,7 +25,7 @@ from apiserver.registry.resources.hpaconversion import (
 from apiserver.registry.resources.hpaprint import COLUMNS, hpa_cells
 from apiserver.registry.resources.hpavalidation import validate_hpa
 from apiserver.registry.resources.podvalidation import to_causes
-from apiserver.registry.strategy import Column, ServedModels, Strategy
+from apiserver.registry.strategy import ServedModels, Strategy
 from minikube_py.api.errors import Cause
 from minikube_py.api.models import autoscaling, autoscaling_v2
 from minikube_py.api.unstructured import Object
@@ -70,6 +70,7 @@ class HorizontalPodAutoscalerStrategy(Strategy):
     kinds: ClassVar[ServedModels] = (autoscaling_v2.HorizontalPodAutoscaler,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_v2(obj)
@@ -80,9 +81,6 @@ class HorizontalPodAutoscalerStrategy(Strategy):
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_hpa(obj))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         return hpa_cells(obj, now)

@@ -84,15 +84,13 @@ class IngressStrategy(Strategy):
     kinds = (networking.Ingress,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_ingress(obj))
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return to_causes(validate_ingress(new) + validate_load_balancer_status(new))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec = obj["metadata"], obj.get("spec") or {}

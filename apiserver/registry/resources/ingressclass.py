@@ -38,6 +38,7 @@ def format_parameters(spec: Object) -> str:
 class IngressClassStrategy(Strategy):
     kinds = (networking.IngressClass,)
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         params = (obj.get("spec") or {}).get("parameters")
@@ -53,9 +54,6 @@ class IngressClassStrategy(Strategy):
         if controller != (old.get("spec") or {}).get("controller"):
             errs.append(invalid("spec.controller", controller, IMMUTABLE))
         return to_causes(errs)
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

@@ -155,6 +155,7 @@ class JobStrategy(Strategy):
     gc_policy = ORPHAN_DEPENDENTS  # batch/v1 keeps its pre-GC default
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_job(obj)
@@ -172,9 +173,6 @@ class JobStrategy(Strategy):
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         succeeded = (obj.get("status") or {}).get("succeeded", 0)
         return {**super().selectable_fields(obj), "status.successful": str(succeeded)}
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

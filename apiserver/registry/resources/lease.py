@@ -20,9 +20,7 @@ COLUMNS: list[Column] = [
 class LeaseStrategy(Strategy):
     kinds = (coordination.Lease,)
     spec_field = "spec"
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
+    columns = COLUMNS
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

@@ -61,6 +61,7 @@ def node_address(node: Object, kind: str) -> str:
 class NodeStrategy(Strategy):
     kinds = (core_node.Node,)
     status_field = "status"
+    columns = COLUMNS
 
     def prepare_for_create(self, obj: Object) -> None:
         """Upstream keeps the status a node registers with; allocatable defaults to capacity."""
@@ -75,9 +76,6 @@ class NodeStrategy(Strategy):
             "metadata.name": (obj.get("metadata") or {}).get("name", ""),
             "spec.unschedulable": "true" if unschedulable else "false",
         }
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, info = obj["metadata"], (obj.get("status") or {}).get("nodeInfo") or {}

@@ -110,6 +110,7 @@ def default_volume(obj: Object) -> None:
 class PersistentVolumeStrategy(Strategy):
     kinds = (core_persistentvolume.PersistentVolume,)
     status_field = "status"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_volume(obj)
@@ -135,9 +136,6 @@ class PersistentVolumeStrategy(Strategy):
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return to_causes(validate_volume(new) + validate_volume_update(new, old))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

@@ -55,6 +55,7 @@ def default_claim(obj: Object) -> None:
 class PersistentVolumeClaimStrategy(Strategy):
     kinds = (core_claim.PersistentVolumeClaim,)
     status_field = "status"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_claim(obj)
@@ -70,9 +71,6 @@ class PersistentVolumeClaimStrategy(Strategy):
         """Main resource and ``/status`` alike (a status update keeps the old spec)."""
         errs = validate_claim(new) + validate_claim_update(new, old) + validate_claim_status_update(new)
         return to_causes(errs)
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

@@ -60,6 +60,7 @@ class PodStrategy(Strategy):
     indexed_fields = ("spec.nodeName",)  # each node agent lists fieldSelector=spec.nodeName
     status_field = "status"
     return_deleted_object = True
+    columns = COLUMNS
 
     def prepare_for_create(self, obj: Object) -> None:
         """The status is reset to ``Pending`` with the pod's QoS class (and the
@@ -116,9 +117,6 @@ class PodStrategy(Strategy):
         grace = spec.get("terminationGracePeriodSeconds")
         seconds = DEFAULT_GRACE_SECONDS if grace is None else int(grace)
         return 1 if seconds < 0 else seconds
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         return pod_cells(obj, now)

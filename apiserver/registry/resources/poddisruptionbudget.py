@@ -92,6 +92,7 @@ class PodDisruptionBudgetStrategy(Strategy):
     kinds = (policy.PodDisruptionBudget,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def prepare_for_create(self, obj: Object) -> None:
         obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
@@ -104,9 +105,6 @@ class PodDisruptionBudgetStrategy(Strategy):
         """The spec may change (policy/v1); a status update is checked as upstream's status strategy."""
         status = new.get("status")
         return self.validate(new) + to_causes(validate_status(status if isinstance(status, dict) else {}))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

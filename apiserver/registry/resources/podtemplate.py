@@ -42,6 +42,7 @@ def validate_pod_template(obj: Object) -> list[FieldError]:
 class PodTemplateStrategy(Strategy):
     kinds = (core_pod.PodTemplate,)
     spec_field = "template"  # generation 1 on create, bumped when the template changes
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         # the template is a struct upstream, never nil: an absent one is defaulted as empty
@@ -51,9 +52,6 @@ class PodTemplateStrategy(Strategy):
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_pod_template(obj))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         template = obj.get("template") or {}

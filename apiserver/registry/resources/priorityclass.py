@@ -53,6 +53,7 @@ def validate_priority_class(obj: Object) -> list[FieldError]:
 
 class PriorityClassStrategy(Strategy):
     kinds = (scheduling.PriorityClass,)
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
@@ -67,9 +68,6 @@ class PriorityClassStrategy(Strategy):
         if new.get("preemptionPolicy") != old.get("preemptionPolicy"):
             errs.append(invalid("preemptionPolicy", new.get("preemptionPolicy"), IMMUTABLE))
         return to_causes(errs)
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

@@ -49,6 +49,7 @@ class ReplicaSetStrategy(Strategy):
     kinds = (apps_deployment.ReplicaSet,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_replicaset(obj)
@@ -63,9 +64,6 @@ class ReplicaSetStrategy(Strategy):
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         replicas = (obj.get("status") or {}).get("replicas", 0)
         return {**super().selectable_fields(obj), "status.replicas": str(replicas)}
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

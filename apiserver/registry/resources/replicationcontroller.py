@@ -107,6 +107,7 @@ class ReplicationControllerStrategy(Strategy):
     status_field = "status"
     spec_field = "spec"
     gc_policy = ORPHAN_DEPENDENTS
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         default_replication_controller(obj)
@@ -117,9 +118,6 @@ class ReplicationControllerStrategy(Strategy):
     def selectable_fields(self, obj: Object) -> dict[str, str]:
         replicas = (obj.get("status") or {}).get("replicas", 0)
         return {**super().selectable_fields(obj), "status.replicas": str(replicas)}
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

@@ -83,6 +83,7 @@ class ServiceStrategy(Strategy):
     status_field = "status"
     name_rule = "label"
     return_deleted_object = True
+    columns = COLUMNS
 
     def __init__(
         self, cluster_ips: ClusterIPAllocator | None = None, node_ports: NodePortAllocator | None = None
@@ -149,9 +150,6 @@ class ServiceStrategy(Strategy):
             "spec.clusterIP": spec.get("clusterIP") or "",
             "spec.type": spec.get("type") or "",
         }
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec = obj["metadata"], obj.get("spec") or {}

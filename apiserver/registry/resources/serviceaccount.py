@@ -20,9 +20,7 @@ COLUMNS: list[Column] = [
 class ServiceAccountStrategy(Strategy):
     kinds = (core_objects.ServiceAccount,)
     return_deleted_object = True
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
+    columns = COLUMNS
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

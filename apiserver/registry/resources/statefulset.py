@@ -76,6 +76,7 @@ class StatefulSetStrategy(Strategy):
     kinds = (apps_sets.StatefulSet,)
     status_field = "status"
     spec_field = "spec"
+    columns = COLUMNS
 
     def prepare_for_create(self, obj: Object) -> None:
         super().prepare_for_create(obj)
@@ -93,9 +94,6 @@ class StatefulSetStrategy(Strategy):
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return self.validate(new) + to_causes(validate_spec_update(new, old))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}

@@ -110,6 +110,7 @@ def is_default_class(obj: Object) -> bool:
 
 class StorageClassStrategy(Strategy):
     kinds = (storage.StorageClass,)
+    columns = COLUMNS
 
     def default(self, obj: Object) -> None:
         obj.setdefault("reclaimPolicy", "Delete")
@@ -120,9 +121,6 @@ class StorageClassStrategy(Strategy):
 
     def validate_update(self, new: Object, old: Object) -> list[Cause]:
         return self.validate(new) + to_causes(validate_storage_class_update(new, old))
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta = obj["metadata"]

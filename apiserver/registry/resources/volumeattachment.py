@@ -50,6 +50,7 @@ def validate_volume_attachment(obj: Object) -> list[FieldError]:
 class VolumeAttachmentStrategy(Strategy):
     kinds = (storage_csi.VolumeAttachment,)
     status_field = "status"
+    columns = COLUMNS
 
     def validate(self, obj: Object) -> list[Cause]:
         return to_causes(validate_volume_attachment(obj))
@@ -59,9 +60,6 @@ class VolumeAttachmentStrategy(Strategy):
         if new.get("spec") != old.get("spec"):
             errs.append(invalid("spec", new.get("spec"), IMMUTABLE))
         return to_causes(errs)
-
-    def table_columns(self) -> list[Column]:
-        return list(COLUMNS)
 
     def table_cells(self, obj: Object, now: float) -> list[Any]:
         meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}
