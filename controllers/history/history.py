@@ -11,6 +11,7 @@ import copy
 from dataclasses import dataclass
 
 from controllers.history.revisions import controller_revision_name, hash_controller_revision
+from controllers.podcontrol.ownerrefs import new_controller_ref
 from minikube_py.api.errors import ApiError
 from minikube_py.api.labels import Selector
 from minikube_py.api.unstructured import Object
@@ -110,15 +111,7 @@ class History:
         owner = _controller_of(revision)
         if owner is not None:
             raise ValueError(f"attempt to adopt revision owned by {owner}")
-        meta = parent["metadata"]
-        ref = {
-            "apiVersion": api_version,
-            "kind": kind,
-            "name": meta["name"],
-            "uid": meta["uid"],
-            "controller": True,
-            "blockOwnerDeletion": True,
-        }
+        ref = new_controller_ref(parent, api_version, kind)
         refs = [*(revision["metadata"].get("ownerReferences") or []), ref]
         return await self._patch_owner_references(revision, refs)
 

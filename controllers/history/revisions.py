@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from controllers.podcontrol.ownerrefs import new_controller_ref
 from minikube_py import jsonutil
 from minikube_py.api.timestamps import parse_rfc3339
 from minikube_py.api.unstructured import Object
@@ -70,14 +71,7 @@ def new_controller_revision(
     its deletion), named ``<parent name>-<hash>``, in the parent's namespace. Not created: pass
     it to ``History.create_controller_revision``."""
     meta = parent["metadata"]
-    owner = {
-        "apiVersion": api_version,
-        "kind": kind,
-        "name": meta["name"],
-        "uid": meta["uid"],
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    owner = new_controller_ref(parent, api_version, kind)
     cr: Object = {
         "apiVersion": "apps/v1",
         "kind": "ControllerRevision",

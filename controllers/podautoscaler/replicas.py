@@ -131,6 +131,22 @@ class Proposal:
     raw: int  # the average usage, milli-units
 
 
+def _counted_metrics(
+    pods: Sequence[Object], metrics: PodMetricsInfo, resource: str, now: float
+) -> tuple[PodGroups, PodMetricsInfo]:
+    """The pods grouped, and the metrics of those that count (neither ignored nor unready);
+    ``MetricsError`` with upstream's messages when there are no pods or no such metrics."""
+    if not pods:
+        raise MetricsError("no pods returned by selector while calculating replica count")
+    groups = group_pods(pods, metrics, resource, now)
+    counted = dict(metrics)
+    for name in groups.ignored | groups.unready:
+        counted.pop(name, None)
+    if not counted:
+        raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
+    return groups, counted
+
+
 def resource_replicas(
     current: int,
     target_utilization: int,
@@ -141,14 +157,7 @@ def resource_replicas(
     container: str = "",
 ) -> Proposal:
     """Upstream's ``GetResourceReplicas`` on the listed pods and metrics."""
-    metrics = dict(metrics)
-    if not pods:
-        raise MetricsError("no pods returned by selector while calculating replica count")
-    groups = group_pods(pods, metrics, resource, now)
-    for name in groups.ignored | groups.unready:
-        metrics.pop(name, None)
-    if not metrics:
-        raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
+    groups, metrics = _counted_metrics(pods, metrics, resource, now)
     requests = pod_requests(pods, resource, container)
     ratio, utilization, raw = utilization_ratio(metrics, requests, target_utilization)
 
@@ -170,14 +179,7 @@ def raw_resource_replicas(
     now: float,
 ) -> Proposal:
     """Upstream's ``GetRawResourceReplicas`` (an AverageValue target, milli-units)."""
-    metrics = dict(metrics)
-    if not pods:
-        raise MetricsError("no pods returned by selector while calculating replica count")
-    groups = group_pods(pods, metrics, resource, now)
-    for name in groups.ignored | groups.unready:
-        metrics.pop(name, None)
-    if not metrics:
-        raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
+    groups, metrics = _counted_metrics(pods, metrics, resource, now)
 
     def ratio_of(m: PodMetricsInfo) -> float:
         return sum(v.value for v in m.values()) / len(m) / target_average
