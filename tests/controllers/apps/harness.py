@@ -18,11 +18,18 @@ PAST = "2020-01-01T00:00:00Z"
 
 
 class Harness:
-    def __init__(self) -> None:
-        self.clock = FakeClock()
+    """``resources``: what ``resync()`` without arguments brings up to date."""
+
+    def __init__(
+        self,
+        clock: FakeClock | None = None,
+        resources: tuple[ResourceType, ...] = (DEPLOYMENTS, REPLICASETS, PODS),
+    ) -> None:
+        self.clock = clock or FakeClock()
         self.fake = FakeClient()
         self.factory = SharedInformerFactory(self.fake, clock=self.clock)
         self.recorder = FakeRecorder()
+        self.resources = resources
 
     def seed(self, rt: ResourceType, obj: Object) -> Object:
         """Store ``obj`` in the fake and the informer's cache alike."""
@@ -32,7 +39,7 @@ class Harness:
 
     def resync(self, *rts: ResourceType) -> None:
         """Make the caches catch up with the fake (as a healthy watch would)."""
-        for rt in rts or (DEPLOYMENTS, REPLICASETS, PODS):
+        for rt in rts or self.resources:
             self.factory.informer(rt).indexer.replace(self.fake.all(rt), str(self.fake.revision))
 
     def stored(self, rt: ResourceType, name: str) -> Object:

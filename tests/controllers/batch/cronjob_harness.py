@@ -8,14 +8,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controllers.cronjob.controller import CronJobController
-from minikube_py.api.scheme import ResourceType
 from minikube_py.api.timestamps import format_rfc3339
 from minikube_py.api.unstructured import Object
-from minikube_py.cache.factory import SharedInformerFactory
 from minikube_py.client.resourcetypes import CRONJOBS, JOBS
 from minikube_py.clock import FakeClock
-from minikube_py.events import FakeRecorder
-from minikube_py.testing.fakeclient import FakeClient
+from tests.controllers.apps.harness import Harness
 
 NS = "default"
 KEY = f"{NS}/hello"
@@ -112,24 +109,12 @@ def ref(job: Object) -> Object:
     }
 
 
-class CronJobHarness:
+class CronJobHarness(Harness):
     def __init__(self, now: float) -> None:
-        self.clock = FakeClock(start=now)
-        self.fake = FakeClient()
-        self.factory = SharedInformerFactory(self.fake, clock=self.clock)
-        self.recorder = FakeRecorder()
+        super().__init__(FakeClock(start=now), (CRONJOBS, JOBS))
         self.controller = CronJobController(
             self.fake, self.factory, self.recorder, clock=self.clock, time_zone=UTC
         )
-
-    def seed(self, rt: ResourceType, obj: Object) -> Object:
-        stored = self.fake.seed(rt, obj)[0]
-        self.factory.informer(rt).indexer.add(stored)
-        return stored
-
-    def resync(self) -> None:
-        for rt in (CRONJOBS, JOBS):
-            self.factory.informer(rt).indexer.replace(self.fake.all(rt), str(self.fake.revision))
 
     async def sync(self) -> None:
         await self.controller.sync(KEY)
