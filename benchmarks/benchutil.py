@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from minikube_py.client import RESTClient
-from minikube_py.client.resourcetypes import NODES, SERVICEACCOUNTS
+from minikube_py.client.resourcetypes import NODES, PODS, SERVICEACCOUNTS
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -51,3 +52,18 @@ async def wait_for_nodes(client: RESTClient, count: int, namespace: str = "defau
             return
         await asyncio.sleep(0.5)
     raise SystemExit(f"fewer than {count} nodes Ready after 120 s")
+
+
+async def watch_pods(
+    client: RESTClient, namespace: str, prefix: str, resource_version: str
+) -> AsyncIterator[tuple[str, dict[str, Any], float]]:
+    """Every change of a pod named ``prefix...`` in ``namespace`` after ``resource_version``,
+    as (name, pod, monotonic time seen); the watch is resumed where it ended, forever."""
+    pods = client.resource(PODS, namespace)
+    while True:
+        async for event in pods.watch(resource_version=resource_version, timeout_seconds=600):
+            obj = event.object
+            resource_version = obj["metadata"]["resourceVersion"]
+            name = obj["metadata"]["name"]
+            if name.startswith(prefix):
+                yield name, obj, time.monotonic()

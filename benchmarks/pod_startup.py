@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchutil import wait_for_nodes
+from benchutil import wait_for_nodes, watch_pods
 
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
@@ -66,19 +66,11 @@ class Watcher:
         self.running: dict[str, float] = {}
 
     async def run(self, resource_version: str) -> None:
-        pods = self.client.resource(PODS, NAMESPACE)
-        while True:
-            async for event in pods.watch(resource_version=resource_version, timeout_seconds=600):
-                obj = event.object
-                resource_version = obj["metadata"]["resourceVersion"]
-                name = obj["metadata"]["name"]
-                if not name.startswith(self.prefix):
-                    continue
-                now = time.monotonic()
-                if (obj.get("spec") or {}).get("nodeName"):
-                    self.bound.setdefault(name, now)
-                if (obj.get("status") or {}).get("phase") == "Running":
-                    self.running.setdefault(name, now)
+        async for name, obj, now in watch_pods(self.client, NAMESPACE, self.prefix, resource_version):
+            if (obj.get("spec") or {}).get("nodeName"):
+                self.bound.setdefault(name, now)
+            if (obj.get("status") or {}).get("phase") == "Running":
+                self.running.setdefault(name, now)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchutil import cpu_seconds, is_pod_ready, wait_for_nodes
+from benchutil import cpu_seconds, is_pod_ready, wait_for_nodes, watch_pods
 
 from minikube_py.client import RESTClient
 from minikube_py.client.config import load_kubeconfig
@@ -84,18 +84,10 @@ class Watcher:
     ready: dict[str, float] = field(default_factory=dict)
 
     async def run(self, resource_version: str) -> None:
-        pods = self.client.resource(PODS, NAMESPACE)
-        while True:
-            async for event in pods.watch(resource_version=resource_version, timeout_seconds=600):
-                obj = event.object
-                resource_version = obj["metadata"]["resourceVersion"]
-                name = obj["metadata"]["name"]
-                if not name.startswith(self.prefix):
-                    continue
-                now = time.monotonic()
-                self.created.setdefault(name, now)
-                if is_pod_ready(obj):
-                    self.ready.setdefault(name, now)
+        async for name, obj, now in watch_pods(self.client, NAMESPACE, self.prefix, resource_version):
+            self.created.setdefault(name, now)
+            if is_pod_ready(obj):
+                self.ready.setdefault(name, now)
 
     def gaps(self, replicas: int) -> tuple[float, float]:
         """Median seconds from a pod's predecessor Ready to its creation (the controller's
