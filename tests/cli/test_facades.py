@@ -75,7 +75,9 @@ def test_help_needs_no_web_framework_nor_event_loop() -> None:
 FLAGS = {
     "up": "--audit-policy-file --cluster-cidr --concurrent-deployment-syncs --concurrent-gc-syncs "
     "--concurrent-endpoint-syncs --concurrent-service-endpoint-syncs "
-    "--mirroring-concurrent-service-endpoint-syncs --max-endpoints-per-slice "
+    "--mirroring-concurrent-service-endpoint-syncs "
+    "--concurrent-job-syncs --concurrent-ttl-after-finished-syncs "
+    "--max-endpoints-per-slice "
     "--concurrent-namespace-syncs --concurrent-replicaset-syncs --concurrent-serviceaccount-syncs "
     "--controllers --data-dir --fake-nodes --kube-api-burst --kube-api-qps --leader-elect "
     "--min-request-timeout --no-kubeconfig-merge --node-cidr-mask-size --node-monitor-grace-period "
@@ -96,7 +98,9 @@ FLAGS = {
     "--tls-cert-file --tls-private-key-file --token-auth-file",
     "controller-manager": "--concurrent-deployment-syncs --concurrent-gc-syncs --concurrent-namespace-syncs "
     "--concurrent-endpoint-syncs --concurrent-service-endpoint-syncs "
-    "--mirroring-concurrent-service-endpoint-syncs --max-endpoints-per-slice "
+    "--mirroring-concurrent-service-endpoint-syncs "
+    "--concurrent-job-syncs --concurrent-ttl-after-finished-syncs "
+    "--max-endpoints-per-slice "
     "--concurrent-replicaset-syncs --concurrent-serviceaccount-syncs --controllers --kube-api-burst "
     "--kube-api-qps --kubeconfig --leader-elect --node-monitor-grace-period --node-monitor-period "
     "--root-ca-file --secure-port --use-service-account-credentials "
