@@ -12,6 +12,7 @@ flags name them, so clusters running at once on this machine never share an addr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -22,6 +23,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import httpx
 
@@ -47,6 +49,9 @@ class Cluster:
     stdout: Path
     stderr: Path
     network: NetworkSlot | None = field(default=None)
+    # whether ``wait_ready`` also waits for the ``default`` service account of ``default``:
+    # an ``up`` running the service account controller (see ``wait_ready``)
+    service_accounts: bool = field(default=False)
 
     @property
     def url(self) -> str:
@@ -72,9 +77,11 @@ class Cluster:
         return self.client(cert=(str(pki / "admin.crt"), str(pki / "admin.key")))
 
     def wait_ready(self, timeout: float = READY_TIMEOUT) -> float:
-        """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS. A
-        process not ready in ``timeout`` is killed before the error is raised: the caller never
-        gets a cluster to stop, and it would otherwise outlive the test run."""
+        """Seconds from process start until ``/readyz`` answered 200 over verified HTTPS; an
+        ``up`` with the service account controller is then also waited for until its
+        ``default`` service account exists (not counted in the seconds). A process not ready
+        in ``timeout`` is killed before the error is raised: the caller never gets a cluster
+        to stop, and it would otherwise outlive the test run."""
         started = time.monotonic()
         while time.monotonic() - started < timeout:
             if self.process.poll() is not None:
@@ -83,14 +90,38 @@ class Cluster:
                 try:
                     with self.client() as client:
                         if client.get("/readyz").status_code == 200:
-                            return time.monotonic() - started
+                            break
                 except (httpx.TransportError, ssl.SSLError):
                     pass
             time.sleep(0.05)  # the poll interval of this wait, not a wait itself
+        else:
+            self._give_up(f"not ready after {timeout}s")
+        ready = time.monotonic() - started
+        if self.service_accounts:
+            self._wait_default_service_account(started + timeout)
+        return ready
+
+    def _wait_default_service_account(self, deadline: float) -> None:
+        """Until ``default/default`` exists, as upstream's e2e framework waits for a namespace's
+        default service account before it creates pods: admission refuses a pod without it
+        (after retrying for a second or two), and on a loaded machine the controller-manager
+        may create it later than that after ``/readyz``."""
+        with self.admin_client() as client:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise ClusterError(f"exited {self.process.returncode}: {self.stderr.read_text()}")
+                with contextlib.suppress(httpx.TransportError, ssl.SSLError):
+                    if client.get("/api/v1/namespaces/default/serviceaccounts/default").status_code == 200:
+                        return
+                time.sleep(0.05)  # the poll interval of this wait, not a wait itself
+        self._give_up("no default service account in namespace default")
+
+    def _give_up(self, why: str) -> NoReturn:
+        """Kill the process (the caller never gets a cluster to stop) and raise."""
         self.process.kill()
         self.process.wait()
         self.release_network()
-        raise ClusterError(f"not ready after {timeout}s (killed): {self.stderr.read_text()}")
+        raise ClusterError(f"{why} (killed): {self.stderr.read_text()}")
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[int, float]:
         """Send ``sig``; return the exit code and the seconds it took to exit."""
@@ -194,7 +225,9 @@ def start_up(
         args.append("--no-kubeconfig-merge")
     logs = tmp / f"logs-{time.monotonic_ns()}"
     env = home_env(home) if home else None
-    return start("up", *args, logs=logs, data_dir=data_dir, port=port, env=env, network=network)
+    cluster = start("up", *args, logs=logs, data_dir=data_dir, port=port, env=env, network=network)
+    cluster.service_accounts = not any(flag.startswith("--controllers") for flag in flags)
+    return cluster
 
 
 def running_up(tmp: Path, flags: Sequence[str] = ()) -> Iterator[Cluster]:

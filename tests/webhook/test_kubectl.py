@@ -110,7 +110,12 @@ def test_kubectl_through_webhooks(tmp_path: Path) -> None:
             labels = kubectl(cluster, "get", "configmap", "plain", "-o", "jsonpath={.metadata.labels}")
             assert json.loads(labels.stdout) == {"checked": "true"}
             assert kubectl(cluster, "create", "configmap", "elsewhere", "-n", "kube-public").returncode == 0
-            assert [s.path for s in server.seen] == ["/label"]  # kube-public is not selected
+            # kube-public is not selected (names and namespaces in the list, so a failure says who called)
+            seen = [
+                (s.path, s.review["request"].get("namespace"), s.review["request"].get("name"))
+                for s in server.seen
+            ]
+            assert seen == [("/label", "default", "plain")]
 
             path = tmp_path / "forbidden.json"
             forbidden = {
