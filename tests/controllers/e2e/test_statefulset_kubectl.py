@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import dns.message
@@ -283,14 +282,12 @@ def test_each_member_gets_its_own_claim_and_its_data_survives_a_pod_delete(clust
         cluster, ns, "SuccessfulCreate", "www"
     )
 
-    # The data is written on the host, into each claim's volume (a fresh local-path directory
-    # is root's, mode 0755, and process containers run as nobody), and read inside the pods.
-    def host_dir(claim: str) -> Path:
-        volume = kubectl_json(cluster, "pv", claims(cluster, ns)[claim]["spec"]["volumeName"])
-        return Path(volume["spec"]["hostPath"]["path"])
-
+    # Each member writes into its own claim's volume (a local-path directory, 0777 as rancher's)
     for ordinal in (0, 1):
-        (host_dir(f"data-www-{ordinal}") / "greeting").write_text(f"hello from www-{ordinal}\n")
+        kubectl_ok(
+            cluster, "-n", ns, "exec", f"www-{ordinal}", "--",
+            "sh", "-c", f"echo hello from www-{ordinal} > /data/greeting",
+        )  # fmt: skip
 
     def read(pod: str) -> str:
         return kubectl_ok(cluster, "-n", ns, "exec", pod, "--", "cat", "/data/greeting")
