@@ -57,14 +57,16 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, node_port: int) -> Iterato
     tmp = tmp_path_factory.mktemp("podconnect")
     running = start_up(tmp, free_port())
     running.wait_ready()
-    manifest = tmp / "objects.json"
-    items = [{"apiVersion": "v1", **obj} for obj in objects(node_port)]
-    manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    created = kubectl(running, "create", "-f", str(manifest))
-    assert created.returncode == 0, created.stderr
-    yield running
-    if running.process.poll() is None:
-        running.stop()
+    try:  # a failed set-up stops the cluster too (one refused create left it running)
+        manifest = tmp / "objects.json"
+        items = [{"apiVersion": "v1", **obj} for obj in objects(node_port)]
+        manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+        created = kubectl(running, "create", "-f", str(manifest))
+        assert created.returncode == 0, created.stderr
+        yield running
+    finally:
+        if running.process.poll() is None:
+            running.stop()
     assert "Traceback" not in running.stderr.read_text()
 
 
