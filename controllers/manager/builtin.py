@@ -4,6 +4,8 @@ service account each acts as (``system:controller:<account>``), and default work
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from controllers.cronjob.controller import CronJobController
 from controllers.daemon.controller import DaemonSetsController
 from controllers.deployment.controller import DeploymentController
@@ -31,24 +33,36 @@ from controllers.volume.pvprotection.controller import PVProtectionController
 from minikube_py.controller import Controller
 
 
-def _replicaset(c: ControllerContext) -> Controller:
-    return ReplicaSetController(c.client, c.factory, c.recorder, clock=c.clock)
+def _recording(new: Callable[..., Controller]) -> Callable[[ControllerContext], Controller]:
+    """The factory of a controller built as most are: client, informers, event recorder, clock."""
+    return lambda c: new(c.client, c.factory, c.recorder, clock=c.clock)
 
 
-def _deployment(c: ControllerContext) -> Controller:
-    return DeploymentController(c.client, c.factory, c.recorder, clock=c.clock)
+def _silent(new: Callable[..., Controller]) -> Callable[[ControllerContext], Controller]:
+    """The factory of a controller that records no Events: client, informers, clock."""
+    return lambda c: new(c.client, c.factory, clock=c.clock)
 
 
-def _garbage_collector(c: ControllerContext) -> Controller:
-    return GarbageCollector(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _namespace(c: ControllerContext) -> Controller:
-    return NamespaceController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _serviceaccount(c: ControllerContext) -> Controller:
-    return ServiceAccountController(c.client, c.factory, c.recorder, clock=c.clock)
+_replicaset = _recording(ReplicaSetController)
+_deployment = _recording(DeploymentController)
+_garbage_collector = _recording(GarbageCollector)
+_namespace = _recording(NamespaceController)
+_serviceaccount = _recording(ServiceAccountController)
+_taint_eviction = _recording(TaintEvictionController)
+_horizontal_pod_autoscaler = _recording(HorizontalController)
+_disruption = _recording(DisruptionController)
+_job = _recording(JobController)
+_cronjob = _recording(CronJobController)
+_persistentvolume_binder = _recording(PersistentVolumeController)
+_local_path_provisioner = _recording(LocalPathProvisioner)
+_replication = _recording(new_replication_manager)
+_statefulset = _recording(StatefulSetController)
+_daemonset = _recording(DaemonSetsController)
+_endpoints = _silent(EndpointsController)
+_endpointslice_mirroring = _silent(EndpointSliceMirroringController)
+_ttl_after_finished = _silent(TTLAfterFinishedController)
+_pvc_protection = _silent(PVCProtectionController)
+_pv_protection = _silent(PVProtectionController)
 
 
 def _root_ca_cert_publisher(c: ControllerContext) -> Controller:
@@ -66,70 +80,10 @@ def _node_lifecycle(c: ControllerContext) -> Controller:
     )
 
 
-def _taint_eviction(c: ControllerContext) -> Controller:
-    return TaintEvictionController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _endpoints(c: ControllerContext) -> Controller:
-    return EndpointsController(c.client, c.factory, clock=c.clock)
-
-
 def _endpointslice(c: ControllerContext) -> Controller:
     return EndpointSliceController(
         c.client, c.factory, clock=c.clock, max_endpoints_per_slice=c.max_endpoints_per_slice
     )
-
-
-def _endpointslice_mirroring(c: ControllerContext) -> Controller:
-    return EndpointSliceMirroringController(c.client, c.factory, clock=c.clock)
-
-
-def _horizontal_pod_autoscaler(c: ControllerContext) -> Controller:
-    return HorizontalController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _disruption(c: ControllerContext) -> Controller:
-    return DisruptionController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _job(c: ControllerContext) -> Controller:
-    return JobController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _ttl_after_finished(c: ControllerContext) -> Controller:
-    return TTLAfterFinishedController(c.client, c.factory, clock=c.clock)
-
-
-def _cronjob(c: ControllerContext) -> Controller:
-    return CronJobController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _persistentvolume_binder(c: ControllerContext) -> Controller:
-    return PersistentVolumeController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _local_path_provisioner(c: ControllerContext) -> Controller:
-    return LocalPathProvisioner(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _pvc_protection(c: ControllerContext) -> Controller:
-    return PVCProtectionController(c.client, c.factory, clock=c.clock)
-
-
-def _pv_protection(c: ControllerContext) -> Controller:
-    return PVProtectionController(c.client, c.factory, clock=c.clock)
-
-
-def _replication(c: ControllerContext) -> Controller:
-    return new_replication_manager(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _statefulset(c: ControllerContext) -> Controller:
-    return StatefulSetController(c.client, c.factory, c.recorder, clock=c.clock)
-
-
-def _daemonset(c: ControllerContext) -> Controller:
-    return DaemonSetsController(c.client, c.factory, c.recorder, clock=c.clock)
 
 
 def builtin_registry() -> ControllerRegistry:
